@@ -1,0 +1,81 @@
+// Package httpx owns Folio's HTTP conventions: the three response envelopes
+// (A for the file-hosting groups, B for the blog groups, and the Lsky-style
+// upload shape), the error type handlers return and the one place that turns
+// it into a response, strict JSON decoding, paging parameters, the client IP
+// and base URL behind trusted proxies, per-IP rate limiting, and the
+// middleware every request passes through.
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"folio/sqlstore"
+)
+
+// Error is what handlers return for anything but success. Msg is safe to show
+// to clients; Err is the internal cause, logged but never sent.
+type Error struct {
+	Status int    // HTTP status
+	Code   int    // envelope-A business code; 0 means Status*100
+	Msg    string // client-safe message
+	Err    error  // internal cause, for logs
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%d %s: %v", e.Status, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("%d %s", e.Status, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// CodeA is the envelope-A code: HTTP status × 100 unless set.
+func (e *Error) CodeA() int {
+	if e.Code != 0 {
+		return e.Code
+	}
+	return e.Status * 100
+}
+
+// E returns an error with a status and a client-safe message.
+func E(status int, msg string) *Error { return &Error{Status: status, Msg: msg} }
+
+// Internal wraps an unexpected error as a 500 whose cause is only logged.
+func Internal(err error) *Error {
+	return &Error{Status: http.StatusInternalServerError, Msg: "internal server error", Err: err}
+}
+
+// Common errors with the messages of interface.md.
+func BadRequest(msg string) *Error { return E(http.StatusBadRequest, msg) }
+func InvalidPayload() *Error       { return E(http.StatusBadRequest, "invalid request payload") }
+func NotFound() *Error             { return E(http.StatusNotFound, "resource not found") }
+func Unauthorized() *Error         { return E(http.StatusUnauthorized, "unauthorized") }
+func Forbidden(msg string) *Error  { return E(http.StatusForbidden, msg) }
+func Conflict(msg string) *Error   { return E(http.StatusConflict, msg) }
+func Unprocessable(field, msg string) *Error {
+	return E(http.StatusUnprocessableEntity, field+": "+msg)
+}
+
+// AsError turns any error into an *Error: known sentinels get their status,
+// anything else is an internal error.
+func AsError(err error) *Error {
+	var he *Error
+	if errors.As(err, &he) {
+		return he
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Msg: "request body too large", Err: err}
+	case errors.Is(err, sqlstore.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Msg: "resource not found", Err: err}
+	case errors.Is(err, sqlstore.ErrConflict):
+		return &Error{Status: http.StatusConflict, Msg: "resource conflict", Err: err}
+	case errors.Is(err, sqlstore.ErrForeignKey):
+		return &Error{Status: http.StatusUnprocessableEntity, Msg: "a referenced resource does not exist", Err: err}
+	}
+	return Internal(err)
+}

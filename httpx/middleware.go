@@ -1,0 +1,195 @@
+package httpx
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+// Chain applies middleware so that the first one listed runs first.
+func Chain(h http.Handler, mw ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+// Logger is the request's logger (set by AccessLog), or slog's default.
+func Logger(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// statusWriter records the status and size of a response. It forwards
+// ReadFrom so http.ServeContent keeps using sendfile, and Flush and Unwrap
+// for streaming and http.ResponseController.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) ReadFrom(src io.Reader) (int64, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(w.ResponseWriter, src)
+	}
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if h, ok := w.ResponseWriter.(http.Hijacker); ok {
+		return h.Hijack()
+	}
+	return nil, nil, errors.New("hijack not supported")
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// AccessLog logs one line per request and makes logger the request's logger.
+func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			sw := &statusWriter{ResponseWriter: w}
+			r = r.WithContext(context.WithValue(r.Context(), loggerKey, logger))
+			next.ServeHTTP(sw, r)
+			if !logger.Enabled(r.Context(), slog.LevelInfo) {
+				return
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", status),
+				slog.Int64("bytes", sw.bytes),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("ip", ClientIP(r)),
+			)
+		})
+	}
+}
+
+// Recover turns a panic into a logged stack trace and a 500 in envelope B
+// with no internals, unless the response had already started.
+func Recover(next http.Handler) http.Handler {
+	return RecoverIn(func(*http.Request) Envelope { return B })(next)
+}
+
+// RecoverIn is Recover answering in the envelope pick chooses for the request.
+func RecoverIn(pick func(r *http.Request) Envelope) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return recoverer(next, pick)
+	}
+}
+
+func recoverer(next http.Handler, pick func(r *http.Request) Envelope) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			Logger(r).Error("panic serving request", "method", r.Method, "path", r.URL.Path,
+				"ip", ClientIP(r), "panic", v, "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				pick(r).Error(sw, r, E(http.StatusInternalServerError, "internal server error"))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// SecurityHeaders sets the headers every response carries.
+func SecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// headerRecorder captures what the mux's own 404/405 handler would answer
+// without sending its plain-text body.
+type headerRecorder struct {
+	h      http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header         { return h.h }
+func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
+
+// Fallback serves mux, but when no pattern matches it asks miss to answer
+// instead of the mux's plain-text 404 or 405. For a 405 the Allow header is
+// already set on w when miss runs.
+func Fallback(mux *http.ServeMux, miss func(w http.ResponseWriter, r *http.Request, status int)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &headerRecorder{h: http.Header{}}
+		h.ServeHTTP(rec, r)
+		switch rec.status {
+		case http.StatusNotFound, http.StatusMethodNotAllowed:
+			if allow := rec.h.Get("Allow"); allow != "" {
+				w.Header().Set("Allow", allow)
+			}
+			miss(w, r, rec.status)
+		default:
+			// Redirects and anything else the mux decides: let it answer.
+			mux.ServeHTTP(w, r)
+		}
+	})
+}

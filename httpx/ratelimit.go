@@ -1,0 +1,116 @@
+package httpx
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// RateLimiter allows each client IP a burst of n requests and then n per
+// period. Entries idle long enough to have refilled are forgotten, and the
+// table never holds more than MaxClients entries, so a flood of distinct
+// addresses cannot grow memory without bound. Limits are per process.
+type RateLimiter struct {
+	limit      rate.Limit
+	burst      int
+	idle       time.Duration
+	maxClients int
+	now        func() time.Time
+
+	mu        sync.Mutex
+	clients   map[string]*rlClient
+	lastSweep time.Time
+}
+
+type rlClient struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+// DefaultMaxClients bounds a limiter's table (about 150 bytes an entry).
+const DefaultMaxClients = 16384
+
+// NewRateLimiter allows n requests per period per client IP.
+func NewRateLimiter(n int, period time.Duration) *RateLimiter {
+	return &RateLimiter{
+		limit:      rate.Limit(float64(n) / period.Seconds()),
+		burst:      n,
+		idle:       period,
+		maxClients: DefaultMaxClients,
+		now:        time.Now,
+		clients:    make(map[string]*rlClient),
+	}
+}
+
+// Allow takes one token for key. When none is left it reports how long until
+// the next one.
+func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.lastSweep) > l.idle || len(l.clients) >= l.maxClients {
+		l.sweep(now)
+	}
+	c, ok := l.clients[key]
+	if !ok {
+		c = &rlClient{lim: rate.NewLimiter(l.limit, l.burst)}
+		l.clients[key] = c
+	}
+	c.seen = now
+	res := c.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// sweep forgets clients idle for a whole period (their bucket is full again,
+// so forgetting them changes nothing). If the table is still full, it drops
+// arbitrary entries: under a flood, a forgotten client merely gets a fresh
+// bucket.
+func (l *RateLimiter) sweep(now time.Time) {
+	l.lastSweep = now
+	for k, c := range l.clients {
+		if now.Sub(c.seen) >= l.idle {
+			delete(l.clients, k)
+		}
+	}
+	for k := range l.clients {
+		if len(l.clients) < l.maxClients*3/4 {
+			break
+		}
+		delete(l.clients, k)
+	}
+}
+
+// Len is the number of clients currently tracked.
+func (l *RateLimiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.clients)
+}
+
+// Middleware answers 429 with Retry-After, in envelope env, once a client IP
+// has used its allowance.
+func (l *RateLimiter) Middleware(env Envelope) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if ok, wait := l.Allow(ClientIP(r)); !ok {
+				TooManyRequests(w, r, env, wait)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// TooManyRequests writes a 429 with Retry-After in whole seconds (at least 1).
+func TooManyRequests(w http.ResponseWriter, r *http.Request, env Envelope, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	env.Error(w, r, &Error{Status: http.StatusTooManyRequests, Code: 42900, Msg: "too many requests, slow down"})
+}

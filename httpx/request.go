@@ -1,0 +1,112 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"folio/sqlstore"
+)
+
+// MaxJSONBody caps JSON request bodies.
+const MaxJSONBody = 1 << 20
+
+// DecodeJSON reads one JSON value into dst from a body of at most
+// MaxJSONBody bytes. Malformed JSON, wrong types and trailing data are all
+// 400 "invalid request payload". Unknown fields are ignored, so a client may
+// send back what it read.
+func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	body := http.MaxBytesReader(w, r.Body, MaxJSONBody)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(dst); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &Error{Status: http.StatusRequestEntityTooLarge, Msg: "request body too large", Err: err}
+		}
+		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: errors.New("trailing data after JSON value")}
+	}
+	return nil
+}
+
+// Paging is a page number (from 1) and a page size.
+type Paging struct {
+	Page int
+	Size int
+}
+
+// Offset is the number of rows to skip.
+func (p Paging) Offset() int { return (p.Page - 1) * p.Size }
+
+// ParsePaging reads the page number and the page size from the query
+// parameter sizeParam ("size" for envelope A, "page_size" for B). Missing
+// values take the defaults; a size above max is capped and a page below 1
+// becomes 1; text that is not a number is a 400.
+func ParsePaging(r *http.Request, sizeParam string, def, max int) (Paging, error) {
+	q := r.URL.Query()
+	p := Paging{Page: 1, Size: def}
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return p, BadRequest("invalid query parameter page")
+		}
+		p.Page = n
+	}
+	if s := q.Get(sizeParam); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return p, BadRequest("invalid query parameter " + sizeParam)
+		}
+		p.Size = n
+	}
+	if p.Page < 1 {
+		p.Page = 1
+	}
+	if p.Page > 1_000_000 {
+		p.Page = 1_000_000
+	}
+	if p.Size < 1 {
+		p.Size = def
+	}
+	if p.Size > max {
+		p.Size = max
+	}
+	return p, nil
+}
+
+// PathID returns the {name} path value when it is a UUID; otherwise a 404,
+// because no resource can have that id.
+func PathID(r *http.Request, name string) (string, error) {
+	id := strings.ToLower(r.PathValue(name))
+	if !sqlstore.ValidID(id) {
+		return "", NotFound()
+	}
+	return id, nil
+}
+
+// QueryBool reads an optional boolean query parameter.
+func QueryBool(r *http.Request, name string) (*bool, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return nil, nil
+	}
+	b, err := sqlstore.ParseBool(s)
+	if err != nil {
+		return nil, BadRequest("invalid query parameter " + name)
+	}
+	return &b, nil
+}
+
+// QueryID reads an optional UUID query parameter; a malformed one is a 400.
+func QueryID(r *http.Request, name string) (string, error) {
+	s := strings.ToLower(strings.TrimSpace(r.URL.Query().Get(name)))
+	if s != "" && !sqlstore.ValidID(s) {
+		return "", BadRequest("invalid query parameter " + name)
+	}
+	return s, nil
+}

@@ -1,0 +1,269 @@
+// Package sqlstore owns the database: opening SQLite or PostgreSQL, the small
+// dialect layer that lets one hand-written query run on both, the mapping of
+// driver errors to shared sentinels, versioned migrations, UUID v7 ids, and the
+// runtime settings and internal values that live in the database.
+//
+// Queries are written once with PostgreSQL-style placeholders ($1, $2, …).
+// On SQLite they are rewritten to numbered ?NNN placeholders, because
+// mattn/go-sqlite3 binds $N by order of appearance rather than by number.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+	"github.com/mattn/go-sqlite3"
+)
+
+// Dialect names the SQL flavour behind a DB.
+type Dialect int
+
+const (
+	SQLite Dialect = iota + 1
+	Postgres
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return "unknown"
+}
+
+// Shared sentinels: handlers and domain code test for these, never for a
+// driver's own error types.
+var (
+	ErrNotFound   = errors.New("not found")
+	ErrConflict   = errors.New("conflict")
+	ErrForeignKey = errors.New("referenced row does not exist")
+)
+
+// Querier is what both *DB and *Tx offer, so store functions can run inside
+// or outside a transaction.
+type Querier interface {
+	Exec(ctx context.Context, query string, args ...any) (sql.Result, error)
+	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) *Row
+	Dialect() Dialect
+}
+
+// DB is a database handle with separate read and write pools. On SQLite every
+// write goes through a single connection that opens transactions with
+// BEGIN IMMEDIATE, so concurrent writers queue in Go instead of failing with
+// "database is locked"; reads use their own pool and never wait for writes
+// (WAL). On PostgreSQL both pools are the same *sql.DB.
+type DB struct {
+	dialect Dialect
+	read    *sql.DB
+	write   *sql.DB
+}
+
+// Open connects to the database named by driver ("sqlite" or "postgres") and
+// dsn. For SQLite the dsn is a file path (its folder is created if missing),
+// optionally with extra query parameters.
+func Open(ctx context.Context, driver, dsn string) (*DB, error) {
+	switch driver {
+	case "sqlite", "sqlite3", "":
+		return openSQLite(ctx, dsn)
+	case "postgres", "postgresql":
+		return openPostgres(ctx, dsn)
+	}
+	return nil, fmt.Errorf("sqlstore: unknown driver %q (want sqlite or postgres)", driver)
+}
+
+func openSQLite(ctx context.Context, dsn string) (*DB, error) {
+	path, query, _ := strings.Cut(strings.TrimPrefix(dsn, "file:"), "?")
+	if path == "" {
+		return nil, errors.New("sqlstore: empty sqlite path")
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("sqlstore: create database folder: %w", err)
+		}
+	}
+	params, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: sqlite dsn parameters: %w", err)
+	}
+	// busy_timeout first so that switching to WAL waits for other processes.
+	params.Set("_busy_timeout", "10000")
+	params.Set("_journal_mode", "WAL")
+	params.Set("_foreign_keys", "on")
+	params.Set("_synchronous", "NORMAL")
+	readDSN := "file:" + path + "?" + params.Encode()
+	params.Set("_txlock", "immediate")
+	writeDSN := "file:" + path + "?" + params.Encode()
+
+	write, err := sql.Open("sqlite3", writeDSN)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open sqlite: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxIdleTime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlstore: open sqlite %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite3", readDSN)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlstore: open sqlite: %w", err)
+	}
+	n := max(4, 2*runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{dialect: SQLite, read: read, write: write}, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlstore: connect to postgres: %w", mapError(err))
+	}
+	return &DB{dialect: Postgres, read: db, write: db}, nil
+}
+
+// Dialect reports which database this is.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		err = errors.Join(err, db.read.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers, on the read pool, which is the one
+// requests depend on most.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.read.PingContext(ctx); err != nil {
+		return err
+	}
+	var one int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Exec runs a statement on the write pool.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := db.write.ExecContext(ctx, db.dialect.Rebind(query), args...)
+	return res, mapError(err)
+}
+
+// Query runs a query on the read pool.
+func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := db.read.QueryContext(ctx, db.dialect.Rebind(query), args...)
+	return rows, mapError(err)
+}
+
+// QueryRow runs a single-row query on the read pool.
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *Row {
+	return &Row{row: db.read.QueryRowContext(ctx, db.dialect.Rebind(query), args...)}
+}
+
+// QueryRowWrite runs a single-row statement (INSERT … RETURNING, UPDATE …
+// RETURNING) on the write pool.
+func (db *DB) QueryRowWrite(ctx context.Context, query string, args ...any) *Row {
+	return &Row{row: db.write.QueryRowContext(ctx, db.dialect.Rebind(query), args...)}
+}
+
+// Tx runs fn in a transaction on the write pool, committing when fn returns
+// nil and rolling back otherwise. Inside fn use only tx: on SQLite the write
+// pool has a single connection, so a call on db itself would wait for the
+// transaction that is waiting for it.
+func (db *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", mapError(err))
+	}
+	tx := &Tx{tx: sqlTx, dialect: db.dialect}
+	if err := fn(tx); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", mapError(err))
+	}
+	return nil
+}
+
+// Tx is a transaction. Reads inside it see its own writes.
+type Tx struct {
+	tx      *sql.Tx
+	dialect Dialect
+}
+
+func (tx *Tx) Dialect() Dialect { return tx.dialect }
+
+func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := tx.tx.ExecContext(ctx, tx.dialect.Rebind(query), args...)
+	return res, mapError(err)
+}
+
+func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := tx.tx.QueryContext(ctx, tx.dialect.Rebind(query), args...)
+	return rows, mapError(err)
+}
+
+func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *Row {
+	return &Row{row: tx.tx.QueryRowContext(ctx, tx.dialect.Rebind(query), args...)}
+}
+
+// Row wraps *sql.Row so that Scan reports ErrNotFound and the other shared
+// sentinels instead of driver errors.
+type Row struct{ row *sql.Row }
+
+func (r *Row) Scan(dest ...any) error { return mapError(r.row.Scan(dest...)) }
+
+// mapError turns driver errors into the shared sentinels, keeping the driver
+// error wrapped for logs.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.ExtendedCode {
+		case sqlite3.ErrConstraintUnique, sqlite3.ErrConstraintPrimaryKey:
+			return fmt.Errorf("%w: %v", ErrConflict, err)
+		case sqlite3.ErrConstraintForeignKey:
+			return fmt.Errorf("%w: %v", ErrForeignKey, err)
+		}
+		return err
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505":
+			return fmt.Errorf("%w: %v", ErrConflict, err)
+		case "23503":
+			return fmt.Errorf("%w: %v", ErrForeignKey, err)
+		}
+	}
+	return err
+}

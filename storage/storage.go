@@ -1,0 +1,52 @@
+// Package storage owns file bytes: a small interface for writing content
+// from a stream, opening it for serving, and deleting it, and the
+// local-filesystem implementation behind it. Keys are validated so that
+// nothing can name a path outside the storage folder.
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+)
+
+// Store holds content under slash-separated keys such as
+// "2026/11/0cc175b9/0190….png".
+type Store interface {
+	// Begin starts writing new content. Nothing is visible under any key
+	// until Commit; Abort (or a failed Commit) leaves nothing behind.
+	Begin(ctx context.Context) (Writer, error)
+	// Open opens the content under key for reading and seeking. On the local
+	// store the Object is an *os.File, so http.ServeContent can sendfile it.
+	Open(ctx context.Context, key string) (Object, error)
+	// Stat describes the content under key.
+	Stat(ctx context.Context, key string) (fs.FileInfo, error)
+	// Delete removes the content under key; a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// Writer receives new content.
+type Writer interface {
+	io.Writer
+	// Commit makes the content durable and visible under key. A key that
+	// already exists is an error (ErrExists).
+	Commit(key string) error
+	// Abort discards the content. It is safe after Commit (then a no-op).
+	Abort() error
+}
+
+// Object is stored content opened for reading.
+type Object interface {
+	io.ReadSeekCloser
+	Stat() (fs.FileInfo, error)
+}
+
+var (
+	// ErrNotFound: no content under that key.
+	ErrNotFound = fs.ErrNotExist
+	// ErrInvalidKey: the key is empty, absolute, or climbs out with "..".
+	ErrInvalidKey = errors.New("storage: invalid key")
+	// ErrExists: Commit to a key that already holds content.
+	ErrExists = fs.ErrExist
+)
