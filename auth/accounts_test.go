@@ -1,0 +1,245 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"folio/auth"
+	"folio/auth/authtest"
+	"folio/sqlstore"
+	"folio/sqlstore/sqlstoretest"
+)
+
+func TestValidateUsername(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"abc", true}, {"A_b-9", true}, {strings.Repeat("x", 32), true},
+		{"ab", false}, {strings.Repeat("x", 33), false}, {"a b", false}, {"a.b", false},
+		{"héllo", false}, {"abc\n", false}, {"", false}, {"a@b", false},
+	} {
+		if err := auth.ValidateUsername(tc.in); (err == nil) != tc.ok {
+			t.Errorf("ValidateUsername(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestValidatePassword(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"12345678", true}, {strings.Repeat("p", 72), true}, {"päss wörd", true},
+		{"1234567", false}, {strings.Repeat("p", 73), false}, {strings.Repeat("é", 37), false}, // 74 bytes
+	} {
+		if err := auth.ValidatePassword(tc.in); (err == nil) != tc.ok {
+			t.Errorf("ValidatePassword(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestValidateEmail(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"a@example.com", true}, {"first.last+tag@sub.example.org", true}, {"x@localhost", true},
+		{"", false}, {"example.com", false}, {"@example.com", false}, {"a@", false},
+		{"A <a@example.com>", false}, {"a b@example.com", false}, {"a@exa mple.com", false},
+		{strings.Repeat("a", 250) + "@b.co", false},
+	} {
+		if err := auth.ValidateEmail(tc.in); (err == nil) != tc.ok {
+			t.Errorf("ValidateEmail(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func acctService(t *testing.T) (*auth.Service, *sqlstore.DB) {
+	t.Helper()
+	db := sqlstoretest.Open(t)
+	return authtest.New(t, db), db
+}
+
+func TestCreateUserIsUniqueCaseInsensitively(t *testing.T) {
+	svc, _ := acctService(t)
+	ctx := context.Background()
+	u, err := svc.CreateUser(ctx, auth.NewUser{Username: " Alice ", Email: "Alice@Example.com", Password: "password123", QuotaBytes: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Username != "Alice" || u.Role != auth.RoleUser || u.Status != auth.StatusActive || u.QuotaBytes != 10 {
+		t.Fatalf("user = %+v", u)
+	}
+	if got, err := svc.CheckPassword(ctx, "alice", "password123"); err != nil || got.ID != u.ID {
+		t.Fatalf("CheckPassword = %v, %v", got, err)
+	}
+	for _, tc := range []struct {
+		name string
+		nu   auth.NewUser
+		want error
+	}{
+		{"username", auth.NewUser{Username: "ALICE", Email: "b@example.com", Password: "password123"}, auth.ErrUsernameTaken},
+		{"email", auth.NewUser{Username: "bob", Email: "alice@EXAMPLE.com", Password: "password123"}, auth.ErrEmailTaken},
+		{"guest", auth.NewUser{Username: "Guest", Email: "g@example.com", Password: "password123"}, auth.ErrUsernameTaken},
+		{"administrator", auth.NewUser{Username: authtest.AdminUsername, Email: "x@example.com", Password: "password123"}, auth.ErrUsernameTaken},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := svc.CreateUser(ctx, tc.nu); !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	var fe *auth.FieldError
+	if _, err := svc.CreateUser(ctx, auth.NewUser{Username: "carl", Email: "c@example.com", Password: "password123", Role: "guest"}); !errors.As(err, &fe) || fe.Field != "role" {
+		t.Fatalf("guest role: %v", err)
+	}
+}
+
+func TestListUsersSearchesUsernameAndEmail(t *testing.T) {
+	svc, _ := acctService(t)
+	ctx := context.Background()
+	for _, n := range []string{"anna", "bert", "cora_x"} {
+		if _, err := svc.CreateUser(ctx, auth.NewUser{Username: n, Email: n + "@mail.test", Password: "password123"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		keyword string
+		total   int
+		first   string
+	}{
+		{"", 5, "guest"}, // bootstrap makes the guest first, then the administrator
+		{"MAIL.TEST", 3, "anna"},
+		{"ber", 1, "bert"},
+		{"_", 1, "cora_x"}, // a literal underscore, not a wildcard
+		{"%", 0, ""},
+	} {
+		t.Run(tc.keyword, func(t *testing.T) {
+			users, total, err := svc.ListUsers(ctx, tc.keyword, 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != tc.total || len(users) != tc.total || (tc.total > 0 && users[0].Username != tc.first) {
+				t.Fatalf("total %d, users %+v", total, users)
+			}
+		})
+	}
+	users, total, err := svc.ListUsers(ctx, "", 2, 4)
+	if err != nil || total != 5 || len(users) != 1 || users[0].Username != "cora_x" {
+		t.Fatalf("page = %+v, %d, %v", users, total, err)
+	}
+}
+
+func TestUpdateUserProtectsTheAdministratorAndGuest(t *testing.T) {
+	svc, _ := acctService(t)
+	ctx := context.Background()
+	str := func(s string) *string { return &s }
+	n := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		name string
+		id   string
+		p    auth.UserPatch
+	}{
+		{"disable admin", svc.AdminID(), auth.UserPatch{Status: str(auth.StatusDisabled)}},
+		{"demote admin", svc.AdminID(), auth.UserPatch{Role: str(auth.RoleUser)}},
+		{"disable guest", svc.GuestID(), auth.UserPatch{Status: str(auth.StatusDisabled)}},
+		{"promote guest", svc.GuestID(), auth.UserPatch{Role: str(auth.RoleAdmin)}},
+		{"guest password", svc.GuestID(), auth.UserPatch{Password: str("password123")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := svc.UpdateUser(ctx, tc.id, tc.p); !errors.Is(err, auth.ErrProtectedUser) {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+	for _, id := range []string{svc.AdminID(), svc.GuestID()} {
+		if err := svc.DeleteUser(ctx, id); !errors.Is(err, auth.ErrProtectedUser) {
+			t.Fatalf("delete %s: %v", id, err)
+		}
+	}
+	if u, err := svc.UpdateUser(ctx, svc.GuestID(), auth.UserPatch{QuotaBytes: n(99)}); err != nil || u.QuotaBytes != 99 {
+		t.Fatalf("guest quota: %+v, %v", u, err)
+	}
+	if u, err := svc.UpdateUser(ctx, svc.AdminID(), auth.UserPatch{Password: str("another password")}); err != nil || u.Role != auth.RoleAdmin {
+		t.Fatalf("admin password: %+v, %v", u, err)
+	}
+	if _, err := svc.CheckPassword(ctx, authtest.AdminUsername, "another password"); err != nil {
+		t.Fatalf("new admin password: %v", err)
+	}
+	if _, err := svc.UpdateUser(ctx, sqlstore.NewID(), auth.UserPatch{QuotaBytes: n(1)}); !errors.Is(err, sqlstore.ErrNotFound) {
+		t.Fatalf("unknown user: %v", err)
+	}
+	if err := svc.DeleteUser(ctx, sqlstore.NewID()); !errors.Is(err, sqlstore.ErrNotFound) {
+		t.Fatalf("delete unknown user: %v", err)
+	}
+}
+
+func TestPasswordChangeAndDisableEndRefreshTokens(t *testing.T) {
+	svc, _ := acctService(t)
+	ctx := context.Background()
+	u, err := svc.CreateUser(ctx, auth.NewUser{Username: "dina", Email: "dina@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	for _, p := range []auth.UserPatch{{Password: str("password456")}, {Status: str(auth.StatusDisabled)}} {
+		pair, err := svc.IssuePair(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.UpdateUser(ctx, u.ID, p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.UpdateUser(ctx, u.ID, auth.UserPatch{Status: str(auth.StatusActive)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Refresh(ctx, pair.RefreshToken); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Fatalf("refresh after %+v: %v", p, err)
+		}
+	}
+	// A quota change leaves sessions alone.
+	pair, err := svc.IssuePair(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := int64(5)
+	if _, err := svc.UpdateUser(ctx, u.ID, auth.UserPatch{QuotaBytes: &q}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Refresh(ctx, pair.RefreshToken); err != nil {
+		t.Fatalf("refresh after quota change: %v", err)
+	}
+}
+
+func TestDeleteUserEndsTheirTokens(t *testing.T) {
+	svc, db := acctService(t)
+	ctx := context.Background()
+	u, err := svc.CreateUser(ctx, auth.NewUser{Username: "emil", Email: "emil@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateAPIToken(ctx, u.ID, "t", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.IssuePair(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteUser(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"api_tokens", "refresh_tokens", "users"} {
+		var n int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE "+map[bool]string{true: "id", false: "user_id"}[table == "users"]+" = $1", u.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("%d rows left in %s", n, table)
+		}
+	}
+	if _, err := svc.UserByID(ctx, u.ID); !errors.Is(err, sqlstore.ErrNotFound) {
+		t.Fatalf("UserByID after delete: %v", err)
+	}
+}

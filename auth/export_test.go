@@ -1,0 +1,6 @@
+package auth
+
+import "time"
+
+// SetClock replaces the service's clock, for expiry tests.
+func SetClock(s *Service, now func() time.Time) { s.now = now }

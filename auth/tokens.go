@@ -1,0 +1,243 @@
+package auth
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// APITokenPrefix marks Folio's long-lived API tokens, so that a bare token
+// pasted into a client's Authorization field is recognised.
+const APITokenPrefix = "folio_"
+
+var b64 = base64.RawURLEncoding
+
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b64.EncodeToString(b)
+}
+
+// sign returns payload.mac for key.
+func sign(key []byte, payload string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(payload))
+	return payload + "." + b64.EncodeToString(m.Sum(nil))
+}
+
+// verify checks a value made by sign and returns its payload.
+func verify(key []byte, value string) (string, bool) {
+	i := strings.LastIndexByte(value, '.')
+	if i <= 0 {
+		return "", false
+	}
+	payload, mac := value[:i], value[i+1:]
+	got, err := b64.DecodeString(mac)
+	if err != nil {
+		return "", false
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(payload))
+	if !hmac.Equal(got, m.Sum(nil)) {
+		return "", false
+	}
+	return payload, true
+}
+
+// NewAccessToken signs a short-lived access token for a user:
+// "fa1.<user id>.<expiry unix>.<mac>".
+func (s *Service) NewAccessToken(userID string) (string, time.Time) {
+	exp := s.now().Add(AccessTokenTTL)
+	return sign(s.accessKey, "fa1."+userID+"."+strconv.FormatInt(exp.Unix(), 10)), exp
+}
+
+// parseAccessToken returns the user id of a valid, unexpired access token.
+func (s *Service) parseAccessToken(tok string) (string, bool) {
+	payload, ok := verify(s.accessKey, tok)
+	if !ok {
+		return "", false
+	}
+	parts := strings.Split(payload, ".")
+	if len(parts) != 3 || parts[0] != "fa1" {
+		return "", false
+	}
+	exp, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil || s.now().Unix() >= exp {
+		return "", false
+	}
+	return parts[1], true
+}
+
+// TokenPair is the result of a login or refresh.
+type TokenPair struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int    `json:"expires_in"`
+	User         *User  `json:"user"`
+}
+
+// IssuePair makes an access token and a stored, single-use refresh token.
+func (s *Service) IssuePair(ctx context.Context, u *User) (*TokenPair, error) {
+	access, _ := s.NewAccessToken(u.ID)
+	refresh := randomToken(32)
+	now := s.now()
+	if _, err := s.db.Exec(ctx, `INSERT INTO refresh_tokens (hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		hashToken(refresh), u.ID, sqlstore.FromTime(now), sqlstore.FromTime(now.Add(RefreshTokenTTL))); err != nil {
+		return nil, fmt.Errorf("auth: store refresh token: %w", err)
+	}
+	return &TokenPair{AccessToken: access, RefreshToken: refresh, TokenType: "Bearer",
+		ExpiresIn: int(AccessTokenTTL / time.Second), User: u}, nil
+}
+
+// ErrInvalidToken is returned for an unknown, used or expired token.
+var ErrInvalidToken = errors.New("invalid or expired token")
+
+// Refresh spends a refresh token and issues a new pair. Presenting a token
+// that was already used revokes every refresh token of its user: either the
+// client or a thief holds a copy, and neither can be told apart.
+func (s *Service) Refresh(ctx context.Context, refresh string) (*TokenPair, error) {
+	if refresh == "" {
+		return nil, ErrInvalidToken
+	}
+	h := hashToken(refresh)
+	now := sqlstore.FromTime(s.now())
+	var userID string
+	err := s.db.QueryRowWrite(ctx, `UPDATE refresh_tokens SET used_at = $1
+		WHERE hash = $2 AND used_at IS NULL AND expires_at > $1 RETURNING user_id`, now, h).Scan(&userID)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		var owner string
+		var used *int64
+		if s.db.QueryRowWrite(ctx, "SELECT user_id, used_at FROM refresh_tokens WHERE hash = $1", h).Scan(&owner, &used) == nil && used != nil {
+			_, _ = s.db.Exec(ctx, "DELETE FROM refresh_tokens WHERE user_id = $1", owner)
+		}
+		return nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: refresh: %w", err)
+	}
+	if _, err := s.identityByID(ctx, userID, "refresh"); err != nil {
+		return nil, ErrInvalidToken
+	}
+	u, err := s.UserByID(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	return s.IssuePair(ctx, u)
+}
+
+// RevokeRefresh revokes one refresh token (logout). Unknown tokens are ignored.
+func (s *Service) RevokeRefresh(ctx context.Context, refresh string) error {
+	if refresh == "" {
+		return nil
+	}
+	_, err := s.db.Exec(ctx, "DELETE FROM refresh_tokens WHERE hash = $1", hashToken(refresh))
+	if err != nil {
+		return fmt.Errorf("auth: revoke refresh token: %w", err)
+	}
+	return nil
+}
+
+// APIToken is an API token as listed; Token is set only at creation.
+type APIToken struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Token      string     `json:"token,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+}
+
+// CreateAPIToken makes a long-lived token for a user. Only its hash is kept.
+func (s *Service) CreateAPIToken(ctx context.Context, userID, name string, expiresAt *time.Time) (*APIToken, error) {
+	tok := &APIToken{ID: sqlstore.NewID(), Name: name, Token: APITokenPrefix + randomToken(30),
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond), ExpiresAt: expiresAt}
+	_, err := s.db.Exec(ctx, `INSERT INTO api_tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		tok.ID, userID, name, hashToken(tok.Token), sqlstore.FromTime(tok.CreatedAt), sqlstore.FromNullTime(expiresAt))
+	if err != nil {
+		return nil, fmt.Errorf("auth: create api token: %w", err)
+	}
+	return tok, nil
+}
+
+// ListAPITokens lists a user's live tokens, newest first, without values.
+func (s *Service) ListAPITokens(ctx context.Context, userID string, limit, offset int) ([]APIToken, int, error) {
+	var total int
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL", userID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("auth: count api tokens: %w", err)
+	}
+	rows, err := s.db.Query(ctx, `SELECT id, name, created_at, expires_at, last_used_at FROM api_tokens
+		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, userID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("auth: list api tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []APIToken{}
+	for rows.Next() {
+		var t APIToken
+		var created int64
+		var exp, used *int64
+		if err := rows.Scan(&t.ID, &t.Name, &created, &exp, &used); err != nil {
+			return nil, 0, fmt.Errorf("auth: list api tokens: %w", err)
+		}
+		t.CreatedAt, t.ExpiresAt, t.LastUsedAt = sqlstore.Time(created), sqlstore.NullTime(exp), sqlstore.NullTime(used)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("auth: list api tokens: %w", err)
+	}
+	return out, total, nil
+}
+
+// RevokeAPIToken revokes one of the user's tokens; sqlstore.ErrNotFound when
+// the user has no such live token.
+func (s *Service) RevokeAPIToken(ctx context.Context, userID, id string) error {
+	if !sqlstore.ValidID(id) {
+		return sqlstore.ErrNotFound
+	}
+	res, err := s.db.Exec(ctx, "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+		sqlstore.FromTime(s.now()), id, userID)
+	if err != nil {
+		return fmt.Errorf("auth: revoke api token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
+}
+
+// lastUsedGranularity limits last_used_at writes to one a minute per token.
+const lastUsedGranularity = time.Minute
+
+// apiTokenUser returns the user id of a live API token.
+func (s *Service) apiTokenUser(ctx context.Context, tok string) (string, bool, error) {
+	var id, userID string
+	var exp, used *int64
+	err := s.db.QueryRow(ctx, "SELECT id, user_id, expires_at, last_used_at FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL",
+		hashToken(tok)).Scan(&id, &userID, &exp, &used)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("auth: api token: %w", err)
+	}
+	now := s.now()
+	if exp != nil && !now.Before(sqlstore.Time(*exp)) {
+		return "", false, nil
+	}
+	if used == nil || now.Sub(sqlstore.Time(*used)) > lastUsedGranularity {
+		if _, err := s.db.Exec(ctx, "UPDATE api_tokens SET last_used_at = $1 WHERE id = $2", sqlstore.FromTime(now), id); err != nil {
+			return "", false, fmt.Errorf("auth: api token last use: %w", err)
+		}
+	}
+	return userID, true, nil
+}

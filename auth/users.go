@@ -1,0 +1,116 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"folio/sqlstore"
+)
+
+// User is a file-hosting user as the API shows it. The password hash is
+// never part of it.
+type User struct {
+	ID         string    `json:"id"`
+	Username   string    `json:"username"`
+	Email      string    `json:"email"`
+	Role       string    `json:"role"`
+	Status     string    `json:"status"`
+	QuotaBytes int64     `json:"quota_bytes"`
+	UsedBytes  int64     `json:"used_bytes"`
+	FileCount  int64     `json:"file_count"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// userColumns matches scanUser.
+const userColumns = "id, username, email, role, status, quota_bytes, used_bytes, file_count, created_at"
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanUser(row scanner) (*User, error) {
+	var u User
+	var created int64
+	if err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &created); err != nil {
+		return nil, err
+	}
+	u.CreatedAt = sqlstore.Time(created)
+	return &u, nil
+}
+
+// UserByID loads a user; sqlstore.ErrNotFound when there is none.
+func (s *Service) UserByID(ctx context.Context, id string) (*User, error) {
+	if !sqlstore.ValidID(id) {
+		return nil, sqlstore.ErrNotFound
+	}
+	u, err := scanUser(s.db.QueryRow(ctx, "SELECT "+userColumns+" FROM users WHERE id = $1", id))
+	if err != nil {
+		return nil, fmt.Errorf("auth: load user: %w", err)
+	}
+	return u, nil
+}
+
+// CheckPassword finds an active, non-guest user by username or email and
+// checks the password in constant time whether or not the user exists.
+func (s *Service) CheckPassword(ctx context.Context, login, password string) (*User, error) {
+	login = strings.TrimSpace(login)
+	var hash string
+	var created int64
+	var u User
+	err := s.db.QueryRow(ctx, "SELECT "+userColumns+", password_hash FROM users WHERE LOWER(username) = LOWER($1) OR (email <> '' AND LOWER(email) = LOWER($1)) ORDER BY created_at LIMIT 1", login).
+		Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &created, &hash)
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, fmt.Errorf("auth: find user: %w", err)
+	}
+	if err != nil || hash == "" || u.Role == RoleGuest {
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
+		return nil, ErrInvalidCredentials
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return nil, ErrInvalidCredentials
+	}
+	if u.Status != "active" {
+		return nil, ErrDisabled
+	}
+	if u.Role == RoleAdmin && u.ID == s.adminID && !s.cfg.AdminEnabled {
+		return nil, ErrAdminDisabled
+	}
+	u.CreatedAt = sqlstore.Time(created)
+	return &u, nil
+}
+
+// ErrDisabled is returned when a disabled user tries to log in.
+var ErrDisabled = errors.New("account is disabled")
+
+// ErrAdminDisabled is returned when admin.enabled is false.
+var ErrAdminDisabled = errors.New("administrator login is disabled")
+
+// equal compares secrets in constant time.
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// identityByID loads what a request needs to know about an authenticated
+// user; a disabled user's credentials stop working at once.
+func (s *Service) identityByID(ctx context.Context, id, via string) (*Identity, error) {
+	var idn Identity
+	var status string
+	err := s.db.QueryRow(ctx, "SELECT id, username, role, status FROM users WHERE id = $1", id).
+		Scan(&idn.UserID, &idn.Username, &idn.Role, &status)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, errUnauthenticated
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: load identity: %w", err)
+	}
+	if status != "active" || idn.Role == RoleGuest {
+		return nil, errUnauthenticated
+	}
+	if idn.UserID == s.adminID && !s.cfg.AdminEnabled {
+		return nil, errUnauthenticated
+	}
+	idn.Via = via
+	return &idn, nil
+}
