@@ -1,0 +1,370 @@
+package templates
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// builtin holds the default theme: site/*.html and static/*.
+//
+//go:embed site static
+var builtin embed.FS
+
+// Kinds of site page, one template file each (site/{kind}.html).
+const (
+	KindHome     = "home"
+	KindPost     = "post"
+	KindCategory = "category"
+	KindTag      = "tag"
+	KindSearch   = "search"
+	KindNotFound = "404"
+)
+
+// pageWrapper is the site template that frames a standalone page; the page
+// template itself is parsed into it as "page-body".
+const pageWrapper = "page"
+
+// Options configure an Engine.
+type Options struct {
+	// ThemeDir, when not empty, is a folder whose files replace the embedded
+	// ones of the same name: {dir}/layout.html, {dir}/post.html, …,
+	// {dir}/pages/{name}.html for page templates and {dir}/static/{file}
+	// for assets. Files with other names are ignored.
+	ThemeDir string
+	// Pages holds the page templates as pages/{name}.html (the blog's
+	// embedded page templates). May be nil.
+	Pages fs.FS
+}
+
+// Engine renders the site's pages. Everything is parsed and checked when it
+// is built, so a broken template stops start-up instead of a request.
+type Engine struct {
+	views  map[string]*template.Template // by kind
+	pages  map[string]*template.Template // by page template name
+	assets map[string]asset              // by served (hashed) file name
+	urls   map[string]string             // logical asset name -> /static/… URL
+}
+
+type asset struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+// source is one template file and where it came from, for error messages.
+type source struct {
+	name   string // file name, e.g. "post.html"
+	origin string // "embedded site/post.html" or the theme file's path
+	text   string
+	alias  string // another name the file's body is known by
+}
+
+// New parses every template and loads every asset. Errors name the file.
+func New(opt Options) (*Engine, error) {
+	var theme fs.FS
+	if opt.ThemeDir != "" {
+		st, err := os.Stat(opt.ThemeDir)
+		if err != nil {
+			return nil, fmt.Errorf("templates: theme.dir: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("templates: theme.dir %s is not a folder", opt.ThemeDir)
+		}
+		theme = os.DirFS(opt.ThemeDir)
+	}
+	e := &Engine{
+		views:  map[string]*template.Template{},
+		pages:  map[string]*template.Template{},
+		assets: map[string]asset{},
+		urls:   map[string]string{},
+	}
+	if err := e.loadAssets(theme, opt.ThemeDir); err != nil {
+		return nil, err
+	}
+
+	site, err := readSources(builtin, "site", theme, opt.ThemeDir, "")
+	if err != nil {
+		return nil, err
+	}
+	var shared, kinds []source
+	for _, s := range site {
+		if s.name == "layout.html" || s.name == "partials.html" {
+			shared = append(shared, s)
+		} else {
+			kinds = append(kinds, s)
+		}
+	}
+	if !hasSource(shared, "layout.html") {
+		return nil, errors.New("templates: no layout.html")
+	}
+	for _, k := range kinds {
+		if k.name == pageWrapper+".html" {
+			continue // only used around page templates
+		}
+		t, err := e.parse(append(append([]source{}, shared...), k))
+		if err != nil {
+			return nil, err
+		}
+		e.views[strings.TrimSuffix(k.name, ".html")] = t
+	}
+	for _, kind := range []string{KindHome, KindPost, KindCategory, KindTag, KindSearch, KindNotFound, pageWrapper} {
+		if !hasSource(kinds, kind+".html") {
+			return nil, fmt.Errorf("templates: no %s.html", kind)
+		}
+	}
+
+	if opt.Pages != nil {
+		pages, err := readSources(opt.Pages, "pages", theme, opt.ThemeDir, "pages")
+		if err != nil {
+			return nil, err
+		}
+		wrapper := sourceNamed(site, pageWrapper+".html")
+		for _, p := range pages {
+			body := p
+			body.name, body.alias = "pages/"+p.name, "page-body"
+			t, err := e.parse(append(append([]source{}, shared...), wrapper, body), p.origin)
+			if err != nil {
+				return nil, err
+			}
+			e.pages[strings.TrimSuffix(p.name, ".html")] = t
+		}
+	}
+	return e, nil
+}
+
+func hasSource(list []source, name string) bool {
+	return sourceNamed(list, name).name != ""
+}
+
+func sourceNamed(list []source, name string) source {
+	for _, s := range list {
+		if s.name == name {
+			return s
+		}
+	}
+	return source{}
+}
+
+// readSources lists the *.html files of dir in base, each replaced by the
+// theme's file of the same name under themeSub when there is one.
+func readSources(base fs.FS, dir string, theme fs.FS, themeDir, themeSub string) ([]source, error) {
+	entries, err := fs.ReadDir(base, dir)
+	if err != nil {
+		return nil, fmt.Errorf("templates: read %s: %w", dir, err)
+	}
+	var out []source
+	for _, ent := range entries {
+		if ent.IsDir() || !strings.HasSuffix(ent.Name(), ".html") {
+			continue
+		}
+		s, err := readOne(base, dir, ent.Name(), theme, themeDir, themeSub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func readOne(base fs.FS, dir, name string, theme fs.FS, themeDir, themeSub string) (source, error) {
+	if theme != nil {
+		rel := path.Join(themeSub, name)
+		b, err := fs.ReadFile(theme, rel)
+		switch {
+		case err == nil:
+			return source{name: name, origin: filepathJoin(themeDir, rel), text: string(b)}, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return source{}, fmt.Errorf("templates: theme file %s: %w", filepathJoin(themeDir, rel), err)
+		}
+	}
+	b, err := fs.ReadFile(base, path.Join(dir, name))
+	if err != nil {
+		return source{}, fmt.Errorf("templates: read %s/%s: %w", dir, name, err)
+	}
+	return source{name: name, origin: "embedded " + dir + "/" + name, text: string(b)}, nil
+}
+
+func filepathJoin(dir, rel string) string {
+	return strings.TrimRight(dir, "/") + "/" + rel
+}
+
+// parse builds one template set from srcs and runs it once on an empty view,
+// so that html/template's contextual escaping, which would otherwise happen
+// on the first request, reports its errors now. blame, when given, names the
+// file an escaping error is charged to.
+func (e *Engine) parse(srcs []source, blame ...string) (*template.Template, error) {
+	root := template.New(srcs[len(srcs)-1].origin).Funcs(e.funcs())
+	for _, s := range srcs {
+		t, err := root.New(s.name).Parse(s.text)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", s.origin, err)
+		}
+		if s.alias != "" && t.Tree != nil { // nil: the file only defines templates
+			if _, err := root.AddParseTree(s.alias, t.Tree); err != nil {
+				return nil, fmt.Errorf("templates: %s: %w", s.origin, err)
+			}
+		}
+	}
+	if root.Lookup("layout") == nil || root.Lookup("content") == nil {
+		return nil, fmt.Errorf("templates: %s: must define \"content\" (and layout.html \"layout\")", srcs[len(srcs)-1].origin)
+	}
+	err := root.ExecuteTemplate(io.Discard, "layout", &View{})
+	var escErr *template.Error
+	if errors.As(err, &escErr) {
+		origin := srcs[len(srcs)-1].origin
+		if len(blame) > 0 {
+			origin = blame[0]
+		}
+		// The escaper's message names the file ("html/template:post.html:12:…")
+		// when it can.
+		for _, s := range srcs {
+			if strings.Contains(escErr.Error(), ":"+s.name+":") {
+				origin = s.origin
+			}
+		}
+		return nil, fmt.Errorf("templates: %s: %w", origin, err)
+	}
+	// Other errors come from the empty view (nil fields), not the template.
+	return root, nil
+}
+
+func (e *Engine) funcs() template.FuncMap {
+	return template.FuncMap{
+		"asset": func(name string) (string, error) {
+			u, ok := e.urls[name]
+			if !ok {
+				return "", fmt.Errorf("unknown asset %q", name)
+			}
+			return u, nil
+		},
+		"date":        func(t time.Time) string { return t.UTC().Format("2 January 2006") },
+		"isoDate":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"postURL":     func(slug string) string { return "/posts/" + url.PathEscape(slug) },
+		"pageURL":     func(slug string) string { return "/pages/" + url.PathEscape(slug) },
+		"categoryURL": func(slug string) string { return "/categories/" + url.PathEscape(slug) },
+		"tagURL":      func(slug string) string { return "/tags/" + url.PathEscape(slug) },
+		"searchURL":   func(q string) string { return "/search?q=" + url.QueryEscape(q) },
+	}
+}
+
+// loadAssets reads static/* (theme files replacing embedded ones by name)
+// and names each by a hash of its content, so it can be cached forever.
+func (e *Engine) loadAssets(theme fs.FS, themeDir string) error {
+	entries, err := fs.ReadDir(builtin, "static")
+	if err != nil {
+		return fmt.Errorf("templates: read static: %w", err)
+	}
+	for _, ent := range entries {
+		if ent.IsDir() {
+			continue
+		}
+		name := ent.Name()
+		var body []byte
+		if theme != nil {
+			body, err = fs.ReadFile(theme, "static/"+name)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("templates: theme file %s: %w", filepathJoin(themeDir, "static/"+name), err)
+			}
+		}
+		if body == nil {
+			if body, err = fs.ReadFile(builtin, "static/"+name); err != nil {
+				return fmt.Errorf("templates: read static/%s: %w", name, err)
+			}
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:])[:12]
+		ext := path.Ext(name)
+		served := strings.TrimSuffix(name, ext) + "." + hash + ext
+		ctype := mime.TypeByExtension(ext)
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		e.assets[served] = asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+		e.urls[name] = "/static/" + served
+	}
+	return nil
+}
+
+// AssetURL is the served URL of a static file ("style.css" →
+// "/static/style.0123abcd4567.css").
+func (e *Engine) AssetURL(name string) (string, bool) {
+	u, ok := e.urls[name]
+	return u, ok
+}
+
+// Assets lists the served URLs of every static file, sorted.
+func (e *Engine) Assets() []string {
+	out := make([]string, 0, len(e.urls))
+	for _, u := range e.urls {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ServeAsset answers a request for the static file named file (the hashed
+// name) and reports false, writing nothing, when there is no such file.
+// The name carries the content hash, so the answer never changes and may be
+// cached for a year.
+func (e *Engine) ServeAsset(w http.ResponseWriter, r *http.Request, file string) bool {
+	a, ok := e.assets[file]
+	if !ok {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("ETag", a.etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	return true
+}
+
+// Render renders the site page of kind (KindHome, KindPost, …) into memory,
+// so a failing template never sends half a page.
+func (e *Engine) Render(kind string, v *View) ([]byte, error) {
+	t, ok := e.views[kind]
+	if !ok {
+		return nil, fmt.Errorf("templates: no page kind %q", kind)
+	}
+	return execute(t, v)
+}
+
+// HasPage reports whether the page template name exists.
+func (e *Engine) HasPage(name string) bool {
+	_, ok := e.pages[name]
+	return ok
+}
+
+// RenderPage renders a standalone page with its page template name, framed
+// by the site layout. The template sees the whole View; .Page and .Config
+// are the page and its parsed config.
+func (e *Engine) RenderPage(name string, v *View) ([]byte, error) {
+	t, ok := e.pages[name]
+	if !ok {
+		return nil, fmt.Errorf("templates: no page template %q", name)
+	}
+	return execute(t, v)
+}
+
+func execute(t *template.Template, v *View) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		return nil, fmt.Errorf("templates: render %s: %w", t.Name(), err)
+	}
+	return buf.Bytes(), nil
+}
