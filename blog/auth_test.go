@@ -1,0 +1,142 @@
+package blog_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"folio/auth/authtest"
+)
+
+func TestLoginMeLogout(t *testing.T) {
+	e := newEnv(t)
+	var me struct {
+		LoggedIn bool   `json:"logged_in"`
+		Username string `json:"username"`
+		Role     string `json:"role"`
+		Profile  struct {
+			DisplayName string  `json:"display_name"`
+			Email       string  `json:"email"`
+			Bio         *string `json:"bio"`
+			Avatar      *string `json:"avatar"`
+			Website     *string `json:"website"`
+			Location    *string `json:"location"`
+		} `json:"profile"`
+	}
+	data(t, e.admin.Do("GET", "/api/v1/admin/auth/me", nil), 200, &me)
+	if !me.LoggedIn || me.Username != authtest.AdminUsername || me.Role != "admin" || me.Profile.DisplayName != "Test Admin" ||
+		me.Profile.Email != "admin@example.com" || me.Profile.Bio == nil || me.Profile.Location == nil {
+		t.Fatalf("me = %+v", me)
+	}
+
+	// Capture the cookie before logging out, to replay it.
+	c := e.anon.Clone()
+	resp := c.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": "admin", "password": authtest.AdminPassword})
+	resp.Expect(200)
+	var cookie string
+	for _, sc := range resp.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(sc, "folio_session=") {
+			cookie = strings.SplitN(sc, ";", 2)[0]
+			if !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Lax") {
+				t.Errorf("cookie attributes: %s", sc)
+			}
+		}
+	}
+	if cookie == "" {
+		t.Fatal("no session cookie")
+	}
+	data(t, c.Do("POST", "/api/v1/admin/auth/logout", nil), 200, nil)
+	expectError(t, c.Do("GET", "/api/v1/admin/auth/me", nil), 401, "")
+	replay := e.anon.Clone()
+	expectError(t, replay.Do("GET", "/api/v1/admin/auth/me", nil, "Cookie", cookie), 401, "")
+	expectError(t, replay.Do("GET", "/api/v1/admin/posts", nil, "Cookie", cookie), 401, "")
+	// The other session is untouched.
+	data(t, e.admin.Do("GET", "/api/v1/admin/auth/me", nil), 200, nil)
+}
+
+func TestLoginRejects(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name   string
+		body   any
+		status int
+	}{
+		{"wrong password", map[string]string{"username": "admin", "password": "nope"}, 401},
+		{"unknown user", map[string]string{"username": "ghost", "password": "x"}, 401},
+		{"empty", map[string]string{}, 401},
+		{"malformed JSON", `{"username":`, 400},
+		{"wrong type", `{"username": 5}`, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.anon.Clone().Do("POST", "/api/v1/admin/auth/login", tt.body)
+			expectError(t, r, tt.status, "")
+			if strings.Contains(r.Header.Get("Set-Cookie"), "folio_session=") {
+				t.Error("a failed login set a session cookie")
+			}
+		})
+	}
+}
+
+func TestLoginRefusesNonAdminUser(t *testing.T) {
+	e := newEnv(t)
+	hash, err := e.auth.HashPassword("user password 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exec(`INSERT INTO users (id, username, email, password_hash, role, status, quota_bytes, created_at, updated_at)
+		VALUES ('0190a000-0000-7000-8000-000000000001', 'bob', 'bob@example.com', $1, 'user', 'active', 0, 1, 1)`, hash)
+	expectError(t, e.anon.Clone().Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": "bob", "password": "user password 1"}), 401, "")
+}
+
+func TestLoginRateLimit(t *testing.T) {
+	e := newEnv(t) // newEnv logged in once already
+	c := e.anon.Clone()
+	var last int
+	n := 0
+	for n = 1; n <= 30; n++ {
+		r := c.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": "admin", "password": "bad"})
+		last = r.Status
+		if r.Status == http.StatusTooManyRequests {
+			expectError(t, r, 429, "")
+			if r.Header.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+			break
+		}
+	}
+	if last != 429 || n != 20 {
+		t.Fatalf("got %d on attempt %d, want 429 on the 20th (the 21st of this IP)", last, n)
+	}
+}
+
+func TestAdminRoutesNeedAdmin(t *testing.T) {
+	e := newEnv(t)
+	tok := e.userToken()
+	adminTok, _ := e.auth.NewAccessToken(e.auth.AdminID())
+	routes := []struct{ method, path string }{
+		{"GET", "/api/v1/admin/auth/me"},
+		{"POST", "/api/v1/admin/auth/logout"},
+		{"GET", "/api/v1/admin/posts"},
+		{"POST", "/api/v1/admin/posts"},
+		{"GET", "/api/v1/admin/pages"},
+		{"GET", "/api/v1/admin/categories"},
+		{"POST", "/api/v1/admin/tags"},
+		{"GET", "/api/v1/admin/comments"},
+		{"GET", "/api/v1/admin/comments/stats"},
+		{"GET", "/api/v1/admin/friend-links"},
+		{"GET", "/api/v1/admin/settings"},
+		{"PUT", "/api/v1/admin/settings"},
+	}
+	for _, rt := range routes {
+		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
+			expectError(t, e.anon.Do(rt.method, rt.path, "{}"), 401, "")
+			expectError(t, e.anon.Do(rt.method, rt.path, "{}", "Authorization", "Bearer "+tok), 403, "")
+			expectError(t, e.anon.Do(rt.method, rt.path, "{}", "Authorization", "Bearer garbage"), 401, "")
+		})
+	}
+	// An admin Bearer token works without a cookie.
+	data(t, e.anon.Do("GET", "/api/v1/admin/posts", nil, "Authorization", "Bearer "+adminTok), 200, nil)
+	// A cookie-authenticated write from another origin is refused.
+	expectError(t, e.admin.Do("POST", "/api/v1/admin/tags", map[string]string{"name": "x"}, "Origin", "https://evil.example"), 403, "")
+}

@@ -1,0 +1,93 @@
+// Package blog owns the blog engine: posts, pages, categories, tags,
+// comments, friend links, the runtime settings API, the administrator's
+// session endpoints, Markdown rendering and the classic server-rendered site.
+package blog
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/yuin/goldmark"
+
+	"folio/auth"
+	"folio/httpx"
+	"folio/sqlstore"
+)
+
+// Deps is what the blog needs from the rest of Folio.
+type Deps struct {
+	DB       *sqlstore.DB
+	Auth     *auth.Service
+	Settings *sqlstore.SettingsStore
+	// Templates holds pages/{name}.html and the manifests pages/{name}.json
+	// (templates.FS, possibly overlaid by theme.dir).
+	Templates fs.FS
+	Logger    *slog.Logger
+	// AIHTTPClient sends the requests to the AI provider; nil means a client
+	// on http.DefaultTransport.
+	AIHTTPClient *http.Client
+}
+
+// Blog serves the blog API.
+type Blog struct {
+	db        *sqlstore.DB
+	auth      *auth.Service
+	settings  *sqlstore.SettingsStore
+	templates fs.FS
+	logger    *slog.Logger
+	ai        *aiJobs
+
+	md           goldmark.Markdown
+	loginLimit   *httpx.RateLimiter
+	commentLimit *httpx.RateLimiter
+	now          func() time.Time
+	count        publicCount // cached total of the public post list
+}
+
+// Limits of decisions §6 beyond interface.md.
+const (
+	loginsPerMinute   = 20
+	commentsPerMinute = 5
+)
+
+// New migrates the blog's tables and returns the blog.
+func New(ctx context.Context, d Deps) (*Blog, error) {
+	if d.DB == nil || d.Auth == nil || d.Settings == nil || d.Templates == nil {
+		return nil, errors.New("blog: DB, Auth, Settings and Templates are required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if err := d.DB.Migrate(ctx, "blog", migrations()); err != nil {
+		return nil, err
+	}
+	b := &Blog{
+		db:           d.DB,
+		auth:         d.Auth,
+		settings:     d.Settings,
+		templates:    d.Templates,
+		logger:       d.Logger,
+		md:           newMarkdown(),
+		loginLimit:   httpx.NewRateLimiter(loginsPerMinute, time.Minute),
+		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
+		now:          time.Now,
+	}
+	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
+	return b, nil
+}
+
+// Close stops the blog's background AI work: queued and running jobs get
+// until ctx ends, then they are cancelled. Call it before closing the
+// database.
+func (b *Blog) Close(ctx context.Context) error {
+	return b.ai.close(ctx)
+}
+
+// postSaved tells the AI integration that a post changed.
+func (b *Blog) postSaved(id string) {
+	b.enqueueAI(id)
+}

@@ -1,0 +1,50 @@
+package blog_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// BenchmarkSite measures the classic site end to end over loopback HTTP:
+// 16 concurrent clients (SetParallelism(8) on 2 CPUs; more where GOMAXPROCS
+// is higher) against a blog of 50 posts with tags, categories, a page and
+// comments. Run: go test -run '^$' -bench BenchmarkSite -benchtime 5s ./blog/
+func BenchmarkSite(b *testing.B) {
+	e := newSiteEnv(b)
+	e.seedSite()
+	cat := e.createTerm("categories", "Bench")
+	tag := e.createTerm("tags", "bench")
+	for i := range 50 {
+		e.publish(fmt.Sprintf("Benchmark post %d", i), "slug", fmt.Sprintf("bench-%d", i),
+			"category_id", cat.ID, "tag_ids", []string{tag.ID},
+			"content_markdown", "## One\n\nSome *text* with a [link](https://example.test).\n\n## Two\n\n```go\nfunc main() {}\n```\n")
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
+	for _, path := range []string{"/", "/posts/hello-world"} {
+		b.Run(path, func(b *testing.B) {
+			url := e.anon.Base + path
+			b.SetParallelism(8)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := client.Get(url)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+		})
+	}
+}

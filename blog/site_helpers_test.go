@@ -1,0 +1,114 @@
+package blog_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"folio/auth/authtest"
+	"folio/blog"
+	"folio/httpx"
+	"folio/httpx/httpxtest"
+	"folio/sqlstore"
+	"folio/sqlstore/sqlstoretest"
+	"folio/templates"
+)
+
+// siteEnv is the blog API plus the classic site, wired as cmd/folio does:
+// unmatched paths go to Site.NotFound.
+type siteEnv struct {
+	*env
+	site *blog.Site
+}
+
+func newSiteEnv(t testing.TB) *siteEnv {
+	t.Helper()
+	ctx := context.Background()
+	db := sqlstoretest.Open(t)
+	a := authtest.New(t, db)
+	st, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := templates.New(templates.Options{Pages: templates.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := blog.NewSite(b, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	b.Routes(mux)
+	site.Routes(mux)
+	root := httpx.Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) { site.NotFound(w, r) })
+	e := &env{t: t, db: db, auth: a, settings: st}
+	e.handler = httpx.Chain(root, httpx.Proxies{}.Middleware)
+	e.anon = httpxtest.NewServer(t, e.handler)
+	e.admin = e.anon.Clone()
+	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	return &siteEnv{env: e, site: site}
+}
+
+// setMode switches render.render_mode through the settings API.
+func (e *siteEnv) setMode(mode string) {
+	e.t.Helper()
+	data(e.t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"render": map[string]any{"render_mode": mode}}), 200, nil)
+}
+
+// putSettings changes settings through the API; groups holds partial groups.
+func (e *siteEnv) putSettings(groups map[string]any) {
+	e.t.Helper()
+	data(e.t, e.admin.Do("PUT", "/api/v1/admin/settings", groups), 200, nil)
+}
+
+// html fetches a classic page and checks its status and content type.
+func (e *siteEnv) html(path string, status int) string {
+	e.t.Helper()
+	r := e.anon.Do("GET", path, nil).Expect(status)
+	if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		e.t.Fatalf("GET %s: content type %q, want HTML; body: %s", path, ct, r.Body)
+	}
+	return string(r.Body)
+}
+
+// form posts an HTML form as a browser would.
+func (e *siteEnv) form(path string, fields url.Values) *httpxtest.Response {
+	e.t.Helper()
+	req, err := http.NewRequest("POST", e.anon.Base+path, strings.NewReader(fields.Encode()))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return e.anon.Send(req)
+}
+
+// siteHas fails unless every want appears in body.
+func siteHas(t testing.TB, what, body string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(body, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
+	}
+}
+
+// siteLacks fails if any of the unwanted strings appears in body.
+func siteLacks(t testing.TB, what, body string, unwanted ...string) {
+	t.Helper()
+	for _, u := range unwanted {
+		if strings.Contains(body, u) {
+			t.Errorf("%s contains %q", what, u)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package blog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"folio/httpx"
+	"folio/templates"
+)
+
+// answer is a rendered response of the classic site, kept whole in memory so
+// that its ETag can be computed and nothing half-written goes out.
+type answer struct {
+	status  int
+	ctype   string
+	body    []byte
+	lastMod time.Time // zero: no Last-Modified
+}
+
+// siteHandler renders one classic-mode page.
+type siteHandler func(w http.ResponseWriter, r *http.Request) (*answer, error)
+
+// handle adapts h: in headless mode it answers the JSON 404 of the API, an
+// error becomes the HTML error page, and a rendered answer goes out with
+// ETag and Last-Modified, or as 304 when the client's copy is current.
+func (s *Site) handle(h siteHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.classic(r) {
+			httpx.B.Error(w, r, httpx.NotFound())
+			return
+		}
+		a, err := h(w, r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if a == nil { // the handler answered itself (a redirect)
+			return
+		}
+		s.write(w, r, a)
+	})
+}
+
+// classic reports whether the site is on: render.render_mode is read per
+// request, so switching it through the settings API takes effect at once.
+func (s *Site) classic(r *http.Request) bool {
+	return s.b.settings.Get(r.Context()).Render.RenderMode == "classic"
+}
+
+// siteCSP is the Content-Security-Policy of every HTML page. The theme needs
+// no script at all, so none may run: a stored-XSS slip anywhere still runs
+// nothing. Images may come from anywhere (covers, logos, Markdown).
+const siteCSP = "default-src 'self'; script-src 'none'; object-src 'none'; img-src * data:; " +
+	"style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+
+func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer) {
+	h := w.Header()
+	if strings.HasPrefix(a.ctype, "text/html") {
+		h.Set("Content-Security-Policy", siteCSP)
+	}
+	sum := sha256.Sum256(a.body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	h.Set("Content-Type", a.ctype)
+	h.Set("ETag", etag)
+	// Pages change whenever content does: caches must ask every time, and
+	// the ETag makes asking cheap.
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-cache")
+	}
+	if !a.lastMod.IsZero() {
+		h.Set("Last-Modified", a.lastMod.UTC().Format(http.TimeFormat))
+	}
+	status := a.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if status == http.StatusOK && notModified(r, etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(a.body)
+	}
+}
+
+// notModified reports whether the client's copy, named by If-None-Match, is
+// the current body. If-Modified-Since alone is not trusted: every page also
+// shows the sidebar and settings, which carry no date, and a scheduled post
+// appears without any row changing, so a date comparison could keep a
+// stale page; the ETag is a hash of the body and cannot.
+func notModified(r *http.Request, etag string) bool {
+	inm := r.Header.Get("If-None-Match")
+	if inm == "" {
+		return false
+	}
+	for _, t := range strings.Split(inm, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// NotFound answers a request nothing matched: the HTML 404 page in classic
+// mode, the API's JSON 404 in headless mode and for every /api/ path.
+func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") || !s.classic(r) {
+		httpx.B.Error(w, r, httpx.NotFound())
+		return
+	}
+	s.errorPage(w, r, http.StatusNotFound)
+}
+
+// fail turns a handler's error into an HTML error page: 404 for anything
+// that does not exist, a logged 500 otherwise.
+func (s *Site) fail(w http.ResponseWriter, r *http.Request, err error) {
+	he := httpx.AsError(err)
+	if he.Status >= 500 {
+		httpx.Logger(r).Error("site request failed", "method", r.Method, "path", r.URL.Path,
+			"ip", httpx.ClientIP(r), "err", err)
+	}
+	s.errorPage(w, r, he.Status)
+}
+
+// errorPage renders the 404 page with status; for other statuses, and if
+// even that fails, a plain text line does.
+func (s *Site) errorPage(w http.ResponseWriter, r *http.Request, status int) {
+	if status == http.StatusNotFound {
+		v, err := s.view(r, "Page not found")
+		if err == nil {
+			v.Meta.NoIndex = true
+			var body []byte
+			if body, err = s.engine.Render(templates.KindNotFound, v); err == nil {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Header().Set("Content-Security-Policy", siteCSP)
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(status)
+				_, _ = w.Write(body)
+				return
+			}
+		}
+		httpx.Logger(r).Error("render 404 page", "path", r.URL.Path, "err", err)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, http.StatusText(status), status)
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Real-browser test of the classic site: builds Folio, starts it on a free
+# loopback port with a throwaway SQLite database, seeds a category, tags,
+# posts and a page through the admin API, then loads the home page, a post
+# and a page in headless Chromium. It fails when an expected element is
+# missing from the rendered DOM or when the browser logs a console message
+# (a script error, a blocked or missing resource). Screenshots, wide and at
+# phone width, are kept in $BROWSER_TEST_SCREENSHOTS (default: a new folder under
+# /tmp, printed at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+shots=${BROWSER_TEST_SCREENSHOTS:-$(mktemp -d /tmp/folio-screenshots.XXXXXX)}
+mkdir -p "$shots"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "browser-test: FAIL: $*" >&2; exit 1; }
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing chromium"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null ||
+    fail "chromium is missing and could not be installed"
+fi
+command -v curl >/dev/null 2>&1 || fail "curl is required"
+
+echo "== build"
+go build -buildvcs=false -o "$work/folio" ./cmd/folio
+
+password="browser-test-password"
+hash=$(printf '%s\n' "$password" | "$work/folio" hash-password)
+
+echo "== start folio"
+# Folio refuses unknown FOLIO_* variables, so none from the caller's
+# environment (FOLIO_TEST_POSTGRES_DSN, say) may leak in.
+unset_folio=()
+for name in $(env | sed -n 's/^\(FOLIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset_folio+=(-u "$name"); done
+env "${unset_folio[@]}" \
+FOLIO_SERVER_ADDR=127.0.0.1:0 \
+FOLIO_DATABASE_DRIVER=sqlite \
+FOLIO_DATABASE_DSN="$work/folio.db" \
+FOLIO_STORAGE_DIR="$work/files" \
+FOLIO_ADMIN_USERNAME=admin \
+FOLIO_ADMIN_PASSWORD_HASH="$hash" \
+FOLIO_RENDER_RENDER_MODE=classic \
+FOLIO_SITE_SITE_NAME="Browser Test Blog" \
+FOLIO_SITE_DESCRIPTION="A blog seeded by the browser test" \
+  "$work/folio" serve >"$work/server.log" 2>&1 &
+server_pid=$!
+addr=""
+for _ in $(seq 1 100); do
+  addr=$(sed -n 's/.*msg=ready addr=\([^ ]*\).*/\1/p' "$work/server.log" | head -n1)
+  [ -n "$addr" ] && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "folio exited during start-up"; }
+  sleep 0.1
+done
+[ -n "$addr" ] || { cat "$work/server.log" >&2; fail "folio did not report ready"; }
+base="http://$addr"
+echo "   listening on $base"
+
+# api METHOD PATH [JSON]: prints the body, fails on a non-2xx status.
+api() {
+  local out status
+  out=$(curl -sS -b "$work/cookies" -c "$work/cookies" -H "Origin: $base" \
+    -H 'Content-Type: application/json' -X "$1" ${3:+--data "$3"} \
+    -w '\n%{http_code}' "$base$2") || fail "$1 $2: curl failed"
+  status=${out##*$'\n'}
+  out=${out%$'\n'*}
+  case "$status" in 2??) ;; *) fail "$1 $2: HTTP $status: $out" ;; esac
+  printf '%s' "$out"
+}
+# first_id JSON: the first "id" in a response.
+first_id() { grep -o '"id":"[^"]*"' <<<"$1" | head -n1 | cut -d'"' -f4; }
+
+echo "== seed through the API"
+api POST /api/v1/admin/auth/login "{\"username\":\"admin\",\"password\":\"$password\"}" >/dev/null
+cat_id=$(first_id "$(api POST /api/v1/admin/categories '{"name":"Field Notes","slug":"field-notes"}')")
+tag_id=$(first_id "$(api POST /api/v1/admin/tags '{"name":"golang","slug":"golang"}')")
+[ -n "$cat_id" ] && [ -n "$tag_id" ] || fail "category or tag id missing"
+for i in 1 2 3; do
+  api POST /api/v1/admin/posts "{\"title\":\"Seeded post number $i\",\"slug\":\"seeded-$i\",
+    \"summary\":\"Summary of seeded post $i.\",
+    \"content_markdown\":\"Intro paragraph of post $i with **bold** text.\\n\\n## First section\\n\\nSome text.\\n\\n## Second section\\n\\n\`\`\`go\\nfunc main() {}\\n\`\`\`\\n\",
+    \"status\":\"published\",\"show_comments\":true,\"category_id\":\"$cat_id\",\"tag_ids\":[\"$tag_id\"]}" >/dev/null
+done
+api POST /api/v1/admin/posts '{"title":"Secret draft","slug":"secret-draft","content_markdown":"hidden","status":"draft"}' >/dev/null
+api POST /api/v1/admin/pages '{"title":"About this blog","slug":"about","content_markdown":"This page is **about** the blog.","status":"published","show_in_nav":true,"template":"default","config":"{}"}' >/dev/null
+
+# browse NAME PATH MARKER...: dump the DOM, take screenshots, check markers
+# and the console.
+chrome() {
+  local profile
+  profile=$(mktemp -d "$work/profile.XXXXXX")
+  timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --hide-scrollbars --user-data-dir="$profile" "$@"
+}
+browse() {
+  local name=$1 path=$2 dom log
+  shift 2
+  dom="$work/$name.html"
+  log="$work/$name.log"
+  echo "== browse $path"
+  chrome --enable-logging=stderr --v=0 --dump-dom "$base$path" >"$dom" 2>"$log" ||
+    { cat "$log" >&2; fail "chromium could not load $path"; }
+  for marker in "$@"; do
+    grep -qF -- "$marker" "$dom" || fail "$path: rendered page lacks $marker"
+  done
+  if grep -E ':CONSOLE[:(]|Uncaught|Failed to load resource' "$log" >&2; then
+    fail "$path: the browser logged console messages (above)"
+  fi
+  chrome --window-size=1280,1600 --screenshot="$shots/$name-wide.png" "$base$path" >/dev/null 2>&1 ||
+    fail "$path: wide screenshot failed"
+  chrome --window-size=360,800 --screenshot="$shots/$name-phone.png" "$base$path" >/dev/null 2>&1 ||
+    fail "$path: phone screenshot failed"
+  [ -s "$shots/$name-wide.png" ] && [ -s "$shots/$name-phone.png" ] || fail "$path: screenshot missing"
+}
+
+browse home / \
+  '<link rel="stylesheet" href="/static/style.' \
+  'type="application/rss+xml"' \
+  'href="/posts/seeded-1"' 'href="/posts/seeded-3"' \
+  'href="/pages/about"' 'href="/categories/field-notes"' 'href="/tags/golang"' \
+  'Browser Test Blog'
+grep -qF 'secret-draft' "$work/home.html" && fail "/: the draft is listed"
+browse post /posts/seeded-2 \
+  '<h1 class="post-title">Seeded post number 2</h1>' \
+  '<nav class="toc"' \
+  'id="comment-form"' 'name="author"' 'name="email"' 'name="content"' \
+  '<meta property="og:title" content="Seeded post number 2">' \
+  '<link rel="canonical" href="'"$base"'/posts/seeded-2">'
+browse page /pages/about 'About this blog' '<strong>about</strong>'
+
+echo "== assets"
+css=$(grep -o 'href="/static/style\.[0-9a-f]*\.css"' "$work/home.html" | head -n1 | cut -d'"' -f2)
+[ -n "$css" ] || fail "no stylesheet link on /"
+curl -fsS -D "$work/css.headers" -o /dev/null "$base$css" || fail "$css does not load"
+grep -qi '^cache-control: public, max-age=31536000, immutable' "$work/css.headers" || fail "$css is not cached as immutable"
+
+echo "== feeds"
+curl -fsS "$base/feed.xml" | grep -qF '<title>Seeded post number 1</title>' || fail "/feed.xml lacks a post"
+curl -fsS "$base/sitemap.xml" | grep -qF "$base/pages/about" || fail "/sitemap.xml lacks the page"
+curl -fsS "$base/robots.txt" | grep -qF "Sitemap: $base/sitemap.xml" || fail "/robots.txt lacks the sitemap"
+
+echo "browser-test: OK; screenshots in $shots"
