@@ -1,0 +1,204 @@
+// Command folio-bench measures the upload path: it uploads one large file
+// through the real file-host handler over loopback HTTP and compares the
+// throughput with md5sum reading the same file, then reports the process's
+// peak resident memory (VmHWM).
+//
+//	go run ./cmd/folio-bench -size 256
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"folio/auth"
+	"folio/filehost"
+	"folio/httpx"
+	"folio/sqlstore"
+	"folio/storage"
+)
+
+func main() {
+	sizeMiB := flag.Int("size", 256, "file size in MiB")
+	dir := flag.String("dir", "", "work folder (default: a new temp folder, removed afterwards)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the upload to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "folio-bench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*sizeMiB, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "folio-bench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+func run(sizeMiB int, dir string) error {
+	ctx := context.Background()
+	if dir == "" {
+		d, err := os.MkdirTemp("", "folio-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	src := filepath.Join(dir, "input.bin")
+	if err := writeRandom(src, int64(sizeMiB)<<20); err != nil {
+		return err
+	}
+
+	// md5sum, twice: the first run warms the page cache for both contenders.
+	var md5Time time.Duration
+	for i := 0; i < 2; i++ {
+		start := time.Now()
+		if out, err := exec.Command("md5sum", src).CombinedOutput(); err != nil {
+			return fmt.Errorf("md5sum: %v: %s", err, out)
+		}
+		md5Time = time.Since(start)
+	}
+
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := sqlstore.Open(ctx, "sqlite", filepath.Join(dir, "folio.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.MigrateCore(ctx); err != nil {
+		return err
+	}
+	set := sqlstore.DefaultSettings()
+	set.Upload.MaxFileSize = int64(sizeMiB+1) << 20
+	settings, err := sqlstore.NewSettingsStore(ctx, db, set)
+	if err != nil {
+		return err
+	}
+	hash, _ := bcrypt.GenerateFromPassword([]byte("bench password"), bcrypt.MinCost)
+	authSvc, err := auth.New(ctx, db, auth.Config{AdminEnabled: true, AdminUsername: "admin",
+		AdminPasswordHash: string(hash), BcryptCost: bcrypt.MinCost, Logger: logger})
+	if err != nil {
+		return err
+	}
+	store, err := storage.NewLocal(filepath.Join(dir, "files"))
+	if err != nil {
+		return err
+	}
+	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings, Store: store, Logger: logger})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	fh.Routes(mux)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: httpx.Chain(mux, httpx.Proxies{Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Middleware),
+		ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	token, _ := authSvc.NewAccessToken(authSvc.AdminID())
+
+	upTime, body, err := upload("http://"+ln.Addr().String()+"/api/v1/upload", token, src)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(body, `"status":true`) {
+		return fmt.Errorf("upload failed: %s", body)
+	}
+	mb := float64(sizeMiB)
+	fmt.Printf("file: %d MiB\n", sizeMiB)
+	fmt.Printf("md5sum:       %7.3fs  %7.1f MiB/s\n", md5Time.Seconds(), mb/md5Time.Seconds())
+	fmt.Printf("folio upload: %7.3fs  %7.1f MiB/s  (ratio %.2f of md5sum)\n", upTime.Seconds(), mb/upTime.Seconds(),
+		md5Time.Seconds()/upTime.Seconds())
+	fmt.Printf("peak RSS (VmHWM, client and server in this process): %s\n", vmHWM())
+	return nil
+}
+
+// upload streams a multipart body from the file with a known length, as
+// PicGo and curl do.
+func upload(url, token, path string) (time.Duration, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, "", err
+	}
+	var head strings.Builder
+	mw := multipart.NewWriter(&head)
+	if _, err := mw.CreateFormFile("file", "input.bin"); err != nil {
+		return 0, "", err
+	}
+	tail := "\r\n--" + mw.Boundary() + "--\r\n"
+	body := io.MultiReader(strings.NewReader(head.String()), f, strings.NewReader(tail))
+	req, err := http.NewRequest("POST", url, body)
+	if err != nil {
+		return 0, "", err
+	}
+	req.ContentLength = int64(head.Len()) + st.Size() + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return time.Since(start), string(b), err
+}
+
+func writeRandom(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := io.CopyN(w, rand.Reader, size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func vmHWM() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+		}
+	}
+	return "unknown"
+}

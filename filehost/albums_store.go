@@ -1,0 +1,173 @@
+package filehost
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// album is an album as the API shows it.
+type album struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	IsPublic    bool      `json:"is_public"`
+	FileCount   int64     `json:"file_count"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// albumColumns matches scanAlbum.
+const albumColumns = `a.id, a.name, a.description, a.is_public,
+	(SELECT COUNT(*) FROM files f WHERE f.album_id = a.id), a.created_at, a.updated_at`
+
+func scanAlbum(row scanner) (*album, error) {
+	var a album
+	var created, updated int64
+	if err := row.Scan(&a.ID, &a.Name, &a.Description, &a.IsPublic, &a.FileCount, &created, &updated); err != nil {
+		return nil, err
+	}
+	a.CreatedAt, a.UpdatedAt = sqlstore.Time(created), sqlstore.Time(updated)
+	return &a, nil
+}
+
+// albumByID loads one of a user's albums; sqlstore.ErrNotFound when the
+// user has no such album.
+func (s *Service) albumByID(ctx context.Context, id, userID string) (*album, error) {
+	if !sqlstore.ValidID(id) {
+		return nil, sqlstore.ErrNotFound
+	}
+	a, err := scanAlbum(s.db.QueryRow(ctx, "SELECT "+albumColumns+" FROM albums a WHERE a.id = $1 AND a.user_id = $2", id, userID))
+	if err != nil {
+		return nil, fmt.Errorf("filehost: load album: %w", err)
+	}
+	return a, nil
+}
+
+// createAlbum stores a new, empty album.
+func (s *Service) createAlbum(ctx context.Context, userID, name, description string, isPublic bool) (*album, error) {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	a := &album{ID: sqlstore.NewID(), Name: name, Description: description, IsPublic: isPublic, CreatedAt: now, UpdatedAt: now}
+	if _, err := s.db.Exec(ctx, `INSERT INTO albums (id, user_id, name, description, is_public, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6)`, a.ID, userID, name, description, isPublic, sqlstore.FromTime(now)); err != nil {
+		return nil, fmt.Errorf("filehost: create album: %w", err)
+	}
+	return a, nil
+}
+
+// albumQuery is the filter and order of an album list.
+type albumQuery struct {
+	UserID  string
+	Keyword string
+	OrderBy string // created_at, updated_at or name
+	Desc    bool
+	Limit   int
+	Offset  int
+}
+
+// listAlbums returns one page of a user's albums and their total.
+func (s *Service) listAlbums(ctx context.Context, q albumQuery) ([]*album, int, error) {
+	cond := " WHERE a.user_id = $1"
+	args := []any{q.UserID}
+	if q.Keyword != "" {
+		cond += " AND " + s.db.Dialect().ILike("a.name", "$2")
+		args = append(args, sqlstore.LikePattern(q.Keyword))
+	}
+	var total int
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums a"+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("filehost: count albums: %w", err)
+	}
+	col := "a.created_at"
+	switch q.OrderBy {
+	case "updated_at":
+		col = "a.updated_at"
+	case "name":
+		col = "a.name"
+	}
+	dir := " ASC"
+	if q.Desc {
+		dir = " DESC"
+	}
+	n := len(args)
+	rows, err := s.db.Query(ctx, "SELECT "+albumColumns+" FROM albums a"+cond+" ORDER BY "+col+dir+", a.id"+dir+
+		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2), append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("filehost: list albums: %w", err)
+	}
+	defer rows.Close()
+	out := []*album{}
+	for rows.Next() {
+		a, err := scanAlbum(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("filehost: list albums: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("filehost: list albums: %w", err)
+	}
+	return out, total, nil
+}
+
+// albumPatch holds the fields of a PATCH; nil ones stay as they are.
+type albumPatch struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	IsPublic    *bool   `json:"is_public"`
+}
+
+// updateAlbum applies a validated patch to one of a user's albums.
+func (s *Service) updateAlbum(ctx context.Context, id, userID string, p albumPatch) (*album, error) {
+	if !sqlstore.ValidID(id) {
+		return nil, sqlstore.ErrNotFound
+	}
+	sets := []string{}
+	args := []any{}
+	set := func(col string, v any) {
+		args = append(args, v)
+		sets = append(sets, fmt.Sprintf("%s = $%d", col, len(args)))
+	}
+	if p.Name != nil {
+		set("name", *p.Name)
+	}
+	if p.Description != nil {
+		set("description", *p.Description)
+	}
+	if p.IsPublic != nil {
+		set("is_public", *p.IsPublic)
+	}
+	set("updated_at", sqlstore.FromTime(s.now()))
+	args = append(args, id, userID)
+	res, err := s.db.Exec(ctx, "UPDATE albums SET "+strings.Join(sets, ", ")+
+		fmt.Sprintf(" WHERE id = $%d AND user_id = $%d", len(args)-1, len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("filehost: update album: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, fmt.Errorf("filehost: update album: %w", err)
+	} else if n == 0 {
+		return nil, sqlstore.ErrNotFound
+	}
+	return s.albumByID(ctx, id, userID)
+}
+
+// deleteAlbum removes one of a user's albums. Its files stay: the foreign
+// key clears their album_id.
+func (s *Service) deleteAlbum(ctx context.Context, id, userID string) error {
+	if !sqlstore.ValidID(id) {
+		return sqlstore.ErrNotFound
+	}
+	res, err := s.db.Exec(ctx, "DELETE FROM albums WHERE id = $1 AND user_id = $2", id, userID)
+	if err != nil {
+		return fmt.Errorf("filehost: delete album: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("filehost: delete album: %w", err)
+	} else if n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+// Package filehost owns the file host: uploads compatible with Lsky Pro 2.x
+// clients, MD5 de-duplication, short links and thumbnails, files, albums,
+// API tokens, quotas, public statistics and the file side's admin area.
+package filehost
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"folio/auth"
+	"folio/httpx"
+	"folio/sqlstore"
+	"folio/storage"
+)
+
+// Deps are what the file host is built from; cmd/folio fills them.
+type Deps struct {
+	DB       *sqlstore.DB
+	Auth     *auth.Service
+	Settings *sqlstore.SettingsStore
+	Store    storage.Store
+	Logger   *slog.Logger
+}
+
+// Service serves the file-hosting routes.
+type Service struct {
+	db       *sqlstore.DB
+	auth     *auth.Service
+	settings *sqlstore.SettingsStore
+	store    storage.Store
+	log      *slog.Logger
+	now      func() time.Time
+
+	// Per-IP limits of interface.md's Limits table.
+	loginLimit    *httpx.RateLimiter
+	registerLimit *httpx.RateLimiter
+	refreshLimit  *httpx.RateLimiter
+	guestLimit    *httpx.RateLimiter
+}
+
+// New migrates the file host's tables and returns the service. The auth
+// tables must already exist (auth.New runs first).
+func New(ctx context.Context, d Deps) (*Service, error) {
+	if err := d.DB.Migrate(ctx, "filehost", migrations()); err != nil {
+		return nil, err
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return &Service{
+		db: d.DB, auth: d.Auth, settings: d.Settings, store: d.Store, log: d.Logger, now: time.Now,
+		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
+		registerLimit: httpx.NewRateLimiter(20, time.Minute),
+		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
+		guestLimit:    httpx.NewRateLimiter(10, time.Minute),
+	}, nil
+}
+
+// Routes registers every file-hosting route on mux.
+func (s *Service) Routes(mux *http.ServeMux) {
+	s.contentRoutes(mux)
+	s.accountRoutes(mux)
+}
+
+// migrations are the file host's tables. objects hold stored content, shared
+// by reference count between file records when duplicates are not allowed;
+// files are the per-user records that the API shows.
+func migrations() []sqlstore.Migration {
+	return []sqlstore.Migration{
+		{Name: "objects, albums and files", Up: sqlstore.Statements(
+			`CREATE TABLE objects (
+				id {{uuid}} PRIMARY KEY,
+				md5 TEXT NOT NULL,
+				sha256 TEXT NOT NULL,
+				hash TEXT NOT NULL,
+				storage_key TEXT NOT NULL,
+				size BIGINT NOT NULL,
+				mimetype TEXT NOT NULL,
+				extension TEXT NOT NULL,
+				file_type TEXT NOT NULL,
+				width INTEGER NOT NULL DEFAULT 0,
+				height INTEGER NOT NULL DEFAULT 0,
+				ref_count INTEGER NOT NULL DEFAULT 0,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE UNIQUE INDEX objects_hash ON objects (hash)`,
+			`CREATE UNIQUE INDEX objects_storage_key ON objects (storage_key)`,
+			`CREATE INDEX objects_md5 ON objects (md5)`,
+			`CREATE TABLE albums (
+				id {{uuid}} PRIMARY KEY,
+				user_id {{uuid}} NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+				name TEXT NOT NULL,
+				description TEXT NOT NULL DEFAULT '',
+				is_public BOOLEAN NOT NULL DEFAULT FALSE,
+				created_at BIGINT NOT NULL,
+				updated_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX albums_user ON albums (user_id, created_at)`,
+			`CREATE TABLE files (
+				id {{uuid}} PRIMARY KEY,
+				user_id {{uuid}} NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+				object_id {{uuid}} NOT NULL REFERENCES objects (id),
+				album_id {{uuid}} REFERENCES albums (id) ON DELETE SET NULL,
+				origin_name TEXT NOT NULL,
+				size BIGINT NOT NULL,
+				is_public BOOLEAN NOT NULL DEFAULT FALSE,
+				created_at BIGINT NOT NULL,
+				updated_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX files_user_created ON files (user_id, created_at)`,
+			`CREATE INDEX files_object ON files (object_id)`,
+			`CREATE INDEX files_album ON files (album_id)`,
+			`CREATE INDEX files_public_created ON files (is_public, created_at)`,
+		)},
+	}
+}

@@ -1,0 +1,359 @@
+package filehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// fileRecord is a stored file as the API shows it (decisions §3): the
+// per-user record joined with the object that holds its content.
+type fileRecord struct {
+	ID         string    `json:"id"`
+	Key        string    `json:"key"`
+	Name       string    `json:"name"`
+	OriginName string    `json:"origin_name"`
+	Size       int64     `json:"size"`
+	Mimetype   string    `json:"mimetype"`
+	Extension  string    `json:"extension"`
+	MD5        string    `json:"md5"`
+	FileType   string    `json:"file_type"`
+	Width      int       `json:"width"`
+	Height     int       `json:"height"`
+	AlbumID    string    `json:"album_id"`
+	IsPublic   bool      `json:"is_public"`
+	Links      links     `json:"links"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	userID   string
+	objectID string
+	hash     string
+}
+
+// links are the absolute links of a file (interface.md's upload result);
+// markdown_with_link is Lsky Pro's extra.
+type links struct {
+	URL              string `json:"url"`
+	ThumbnailURL     string `json:"thumbnail_url"`
+	Markdown         string `json:"markdown"`
+	HTML             string `json:"html"`
+	BBCode           string `json:"bbcode"`
+	DeleteURL        string `json:"delete_url"`
+	MarkdownWithLink string `json:"markdown_with_link"`
+}
+
+// setLinks fills the links from base (scheme://host).
+func (f *fileRecord) setLinks(base string) {
+	url := base + "/" + linkPrefix(f.FileType) + "/" + f.hash
+	md := "![" + markdownEscaper.Replace(f.Name) + "](" + url + ")"
+	f.Links = links{
+		URL:              url,
+		Markdown:         md,
+		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(f.Name) + `" />`,
+		BBCode:           "[img]" + url + "[/img]",
+		DeleteURL:        base + "/api/v1/files/" + f.ID,
+		MarkdownWithLink: "[" + md + "](" + url + ")",
+	}
+	if thumbnailable(f.Mimetype) {
+		f.Links.ThumbnailURL = base + "/t/" + f.hash
+	}
+}
+
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+
+// linkPrefix is the short-link path segment of a file type.
+func linkPrefix(fileType string) string {
+	switch fileType {
+	case "image":
+		return "i"
+	case "video":
+		return "v"
+	case "audio":
+		return "a"
+	}
+	return "f"
+}
+
+// fileColumns matches scanFile.
+const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at,
+	o.storage_key, o.hash, o.md5, o.mimetype, o.extension, o.file_type, o.width, o.height`
+
+const fileFrom = ` FROM files f JOIN objects o ON o.id = f.object_id`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanFile(row scanner) (*fileRecord, error) {
+	var f fileRecord
+	var album *string
+	var created int64
+	if err := row.Scan(&f.ID, &f.userID, &f.objectID, &album, &f.OriginName, &f.Size, &f.IsPublic, &created,
+		&f.Key, &f.hash, &f.MD5, &f.Mimetype, &f.Extension, &f.FileType, &f.Width, &f.Height); err != nil {
+		return nil, err
+	}
+	if album != nil {
+		f.AlbumID = *album
+	}
+	f.Name = keyBase(f.Key)
+	f.CreatedAt = sqlstore.Time(created)
+	return &f, nil
+}
+
+func keyBase(key string) string {
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+// fileByID loads a file; userID, when not empty, must own it.
+func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord, error) {
+	q := "SELECT " + fileColumns + fileFrom + " WHERE f.id = $1"
+	args := []any{id}
+	if userID != "" {
+		q += " AND f.user_id = $2"
+		args = append(args, userID)
+	}
+	f, err := scanFile(s.db.QueryRow(ctx, q, args...))
+	if err != nil {
+		return nil, fmt.Errorf("filehost: load file: %w", err)
+	}
+	return f, nil
+}
+
+// fileQuery is the filter of a file list.
+type fileQuery struct {
+	UserID   string
+	AlbumID  string
+	FileType string
+	Keyword  string
+	OrderBy  string // created_at, size or origin_name
+	Desc     bool
+	Limit    int
+	Offset   int
+}
+
+// listFiles returns one page of files and the total that match.
+func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, int, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if q.UserID != "" {
+		where = append(where, "f.user_id = "+arg(q.UserID))
+	}
+	if q.AlbumID != "" {
+		where = append(where, "f.album_id = "+arg(q.AlbumID))
+	}
+	if q.FileType != "" {
+		where = append(where, "o.file_type = "+arg(q.FileType))
+	}
+	if q.Keyword != "" {
+		where = append(where, s.db.Dialect().ILike("f.origin_name", arg(sqlstore.LikePattern(q.Keyword))))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("filehost: count files: %w", err)
+	}
+	col := "f.created_at"
+	switch q.OrderBy {
+	case "size":
+		col = "f.size"
+	case "origin_name":
+		col = "f.origin_name"
+	}
+	dir := " ASC"
+	if q.Desc {
+		dir = " DESC"
+	}
+	query := "SELECT " + fileColumns + fileFrom + cond + " ORDER BY " + col + dir + ", f.id" + dir +
+		" LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
+	rows, err := s.db.Query(ctx, query, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("filehost: list files: %w", err)
+	}
+	defer rows.Close()
+	out := []*fileRecord{}
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("filehost: list files: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("filehost: list files: %w", err)
+	}
+	return out, total, nil
+}
+
+// ownAlbum reports whether albumID is an album of userID.
+func (s *Service) ownAlbum(ctx context.Context, q sqlstore.Querier, albumID, userID string) (bool, error) {
+	if !sqlstore.ValidID(albumID) {
+		return false, nil
+	}
+	var one int
+	err := q.QueryRow(ctx, "SELECT 1 FROM albums WHERE id = $1 AND user_id = $2", albumID, userID).Scan(&one)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("filehost: check album: %w", err)
+	}
+	return true, nil
+}
+
+// purge names stored content whose last record went away.
+type purge struct{ objectID, key string }
+
+// removeFileTx deletes one file record inside tx (of userID when not
+// empty), gives its size back to its owner, and drops its object when no
+// record uses it any more; the returned purge, if any, must be removed
+// from storage after the transaction commits.
+func removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string) (*purge, error) {
+	q := "DELETE FROM files WHERE id = $1"
+	args := []any{id}
+	if userID != "" {
+		q += " AND user_id = $2"
+		args = append(args, userID)
+	}
+	var owner, objectID string
+	var size int64
+	if err := tx.QueryRow(ctx, q+" RETURNING user_id, object_id, size", args...).Scan(&owner, &objectID, &size); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE users SET
+		used_bytes = CASE WHEN used_bytes > $1 THEN used_bytes - $1 ELSE 0 END,
+		file_count = CASE WHEN file_count > 0 THEN file_count - 1 ELSE 0 END
+		WHERE id = $2`, size, owner); err != nil {
+		return nil, err
+	}
+	return releaseObjectTx(ctx, tx, objectID, 1)
+}
+
+// releaseObjectTx drops n references to an object and deletes its row when
+// none remain.
+func releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID string, n int) (*purge, error) {
+	var refs int
+	var key string
+	err := tx.QueryRow(ctx, "UPDATE objects SET ref_count = ref_count - $1 WHERE id = $2 RETURNING ref_count, storage_key",
+		n, objectID).Scan(&refs, &key)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if refs > 0 {
+		return nil, nil
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM objects WHERE id = $1", objectID); err != nil {
+		return nil, err
+	}
+	return &purge{objectID: objectID, key: key}, nil
+}
+
+// purgeContent removes the bytes and thumbnails of objects that no longer
+// exist in the database. Failures are logged: the rows are already gone, so
+// at worst an orphan file remains on disk.
+func (s *Service) purgeContent(ctx context.Context, ps []*purge) {
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		for _, key := range []string{p.key, thumbKey(p.objectID, true), thumbKey(p.objectID, false)} {
+			if err := s.store.Delete(context.WithoutCancel(ctx), key); err != nil {
+				s.log.Error("delete stored content", "key", key, "err", err)
+			}
+		}
+	}
+}
+
+// deleteFiles deletes the given file records (of userID when not empty) and
+// reports how many existed.
+func (s *Service) deleteFiles(ctx context.Context, userID string, ids []string) (int, error) {
+	var purges []*purge
+	n := 0
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		purges, n = purges[:0], 0
+		for _, id := range ids {
+			if !sqlstore.ValidID(id) {
+				continue
+			}
+			p, err := removeFileTx(ctx, tx, strings.ToLower(id), userID)
+			if errors.Is(err, sqlstore.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			n++
+			purges = append(purges, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("filehost: delete files: %w", err)
+	}
+	s.purgeContent(ctx, purges)
+	return n, nil
+}
+
+// deleteUserFiles removes every file record of a user, releases their
+// objects (deleting the bytes and thumbnails of those left unreferenced)
+// and zeroes the user's usage. Called before a user is deleted.
+func (s *Service) deleteUserFiles(ctx context.Context, userID string) error {
+	if !sqlstore.ValidID(userID) {
+		return nil
+	}
+	var purges []*purge
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		purges = purges[:0]
+		rows, err := tx.Query(ctx, "SELECT object_id, COUNT(*) FROM files WHERE user_id = $1 GROUP BY object_id", userID)
+		if err != nil {
+			return err
+		}
+		refs := map[string]int{}
+		for rows.Next() {
+			var id string
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			refs[id] = n
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		rows.Close()
+		if _, err := tx.Exec(ctx, "DELETE FROM files WHERE user_id = $1", userID); err != nil {
+			return err
+		}
+		for id, n := range refs {
+			p, err := releaseObjectTx(ctx, tx, id, n)
+			if err != nil {
+				return err
+			}
+			purges = append(purges, p)
+		}
+		_, err = tx.Exec(ctx, "UPDATE users SET used_bytes = 0, file_count = 0 WHERE id = $1", userID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("filehost: delete files of user: %w", err)
+	}
+	s.purgeContent(ctx, purges)
+	return nil
+}

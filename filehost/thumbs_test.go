@@ -1,0 +1,117 @@
+package filehost
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestThumbnailsFitIn400KeepingAspect(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	tests := []struct {
+		name     string
+		file     string
+		content  []byte
+		wantType string
+		w, h     int
+	}{
+		{"wide png", "a.png", pngBytes(t, 1000, 500), "image/png", 400, 200},
+		{"tall jpeg", "b.jpg", jpegBytes(t, 300, 600), "image/jpeg", 200, 400},
+		{"small gif is not enlarged", "c.gif", gifBytes(t, 50, 40), "image/png", 50, 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := mustUpload(t, c, tc.file, tc.content)
+			if !strings.HasSuffix(u.Links.ThumbnailURL, "/t/"+u.hash()) {
+				t.Fatalf("thumbnail_url %q", u.Links.ThumbnailURL)
+			}
+			for i := 0; i < 2; i++ { // made once, then served from the cache
+				r := e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
+				if r.Header.Get("Content-Type") != tc.wantType {
+					t.Fatalf("type %q", r.Header.Get("Content-Type"))
+				}
+				var cfg image.Config
+				var err error
+				if tc.wantType == "image/png" {
+					cfg, err = png.DecodeConfig(bytes.NewReader(r.Body))
+				} else {
+					cfg, err = jpeg.DecodeConfig(bytes.NewReader(r.Body))
+				}
+				if err != nil || cfg.Width != tc.w || cfg.Height != tc.h {
+					t.Fatalf("thumbnail %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, tc.w, tc.h)
+				}
+			}
+		})
+	}
+	thumbs := 0
+	for _, f := range e.storedFiles() {
+		if strings.HasPrefix(f, "thumbs/") {
+			thumbs++
+		}
+	}
+	if thumbs != 3 {
+		t.Fatalf("%d cached thumbnails, want 3", thumbs)
+	}
+}
+
+func TestNoThumbnailForOtherTypes(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	for _, f := range []struct {
+		name    string
+		content []byte
+	}{{"a.pdf", pdfBytes}, {"a.svg", svgBytes}, {"a.mp4", mp4Bytes}} {
+		u := mustUpload(t, c, f.name, f.content)
+		if u.Links.ThumbnailURL != "" {
+			t.Fatalf("%s: thumbnail_url %q", f.name, u.Links.ThumbnailURL)
+		}
+		e.c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
+	}
+	// A corrupt PNG: no thumbnail, no 500.
+	bad := append(pngBytes(t, 10, 10)[:40], 0, 1, 2, 3)
+	u := mustUpload(t, c, "bad.png", bad)
+	e.c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
+}
+
+// exifJPEG puts an APP1 Exif segment with an orientation into a JPEG.
+func exifJPEG(t *testing.T, orientation uint16, w, h int) []byte {
+	t.Helper()
+	src := jpegBytes(t, w, h)
+	tiff := []byte("MM\x00\x2a\x00\x00\x00\x08")
+	tiff = append(tiff, 0, 1) // one entry
+	entry := make([]byte, 12)
+	binary.BigEndian.PutUint16(entry[0:], 0x0112)
+	binary.BigEndian.PutUint16(entry[2:], 3)
+	binary.BigEndian.PutUint32(entry[4:], 1)
+	binary.BigEndian.PutUint16(entry[8:], orientation)
+	tiff = append(append(tiff, entry...), 0, 0, 0, 0)
+	seg := append([]byte("Exif\x00\x00"), tiff...)
+	app1 := []byte{0xFF, 0xE1, 0, 0}
+	binary.BigEndian.PutUint16(app1[2:], uint16(len(seg)+2))
+	out := append([]byte{}, src[:2]...)
+	out = append(append(out, app1...), seg...)
+	return append(out, src[2:]...)
+}
+
+func TestJPEGThumbnailHonoursEXIFOrientation(t *testing.T) {
+	if got := jpegOrientation(exifJPEG(t, 6, 8, 8)); got != 6 {
+		t.Fatalf("orientation %d, want 6", got)
+	}
+	if got := jpegOrientation(jpegBytes(t, 8, 8)); got != 1 {
+		t.Fatalf("orientation without EXIF %d, want 1", got)
+	}
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "rotated.jpg", exifJPEG(t, 6, 600, 300))
+	r := e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
+	if err != nil || cfg.Width != 200 || cfg.Height != 400 {
+		t.Fatalf("rotated thumbnail %dx%d (%v), want 200x400", cfg.Width, cfg.Height, err)
+	}
+}

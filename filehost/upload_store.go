@@ -1,0 +1,126 @@
+package filehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// object is stored content, shared by the file records that reference it.
+type object struct {
+	ID        string
+	MD5       string
+	SHA256    string
+	Hash      string
+	Key       string
+	Size      int64
+	Mimetype  string
+	Extension string
+	FileType  string
+	Width     int
+	Height    int
+	CreatedAt time.Time
+
+	hashes []string // short-hash candidates of a new object, best first
+}
+
+// objectByContent finds an object whose MD5 and SHA-256 both match; nil
+// when there is none.
+func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string) (*object, error) {
+	var o object
+	var created int64
+	err := s.db.QueryRow(ctx, `SELECT id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, created_at
+		FROM objects WHERE md5 = $1 AND sha256 = $2 ORDER BY created_at LIMIT 1`, md5hex, sha256hex).
+		Scan(&o.ID, &o.MD5, &o.SHA256, &o.Hash, &o.Key, &o.Size, &o.Mimetype, &o.Extension, &o.FileType, &o.Width, &o.Height, &created)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("filehost: find object: %w", err)
+	}
+	o.CreatedAt = sqlstore.Time(created)
+	return &o, nil
+}
+
+// insertFile records an upload in one transaction: the owner's usage grows
+// only if it stays within the quota, the object is inserted (isNew) or
+// gains a reference, and the file record is added.
+func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in *incoming, albumID *string, isPublic, isNew bool) (*fileRecord, error) {
+	now := s.now()
+	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, IsPublic: isPublic,
+		CreatedAt: now.UTC().Truncate(time.Microsecond), userID: userID}
+	if albumID != nil {
+		rec.AlbumID = *albumID
+	}
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
+			WHERE id = $2 AND (quota_bytes = 0 OR used_bytes + $1 <= quota_bytes)`, in.size, userID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return errQuotaFull
+		}
+		if isNew {
+			if err := insertObjectTx(ctx, tx, obj); err != nil {
+				return err
+			}
+		} else {
+			res, err := tx.Exec(ctx, "UPDATE objects SET ref_count = ref_count + 1 WHERE id = $1 AND ref_count > 0", obj.ID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				return errObjectGone
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+			rec.ID, userID, obj.ID, albumID, rec.OriginName, rec.Size, isPublic, sqlstore.FromTime(rec.CreatedAt))
+		if errors.Is(err, sqlstore.ErrForeignKey) {
+			return errBadAlbum // the album was deleted meanwhile
+		}
+		return err
+	})
+	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("filehost: record upload: %w", err)
+	}
+	rec.objectID, rec.Key, rec.Name, rec.hash = obj.ID, obj.Key, keyBase(obj.Key), obj.Hash
+	rec.MD5, rec.Mimetype, rec.Extension, rec.FileType = obj.MD5, obj.Mimetype, obj.Extension, obj.FileType
+	rec.Width, rec.Height = obj.Width, obj.Height
+	return rec, nil
+}
+
+// insertObjectTx inserts a new object with the first free short hash. A
+// taken hash makes the insert do nothing (rather than fail, which would
+// abort a PostgreSQL transaction), and the next candidate is tried; the
+// unique index decides, so concurrent uploads cannot share a hash.
+func insertObjectTx(ctx context.Context, tx *sqlstore.Tx, o *object) error {
+	for _, h := range o.hashes {
+		var got string
+		err := tx.QueryRow(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, ref_count, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12)
+			ON CONFLICT DO NOTHING RETURNING hash`,
+			o.ID, o.MD5, o.SHA256, h, o.Key, o.Size, o.Mimetype, o.Extension, o.FileType, o.Width, o.Height,
+			sqlstore.FromTime(o.CreatedAt)).Scan(&got)
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		o.Hash = got
+		return nil
+	}
+	return errors.New("no free short hash")
+}

@@ -1,0 +1,656 @@
+package filehost
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"folio/httpx/httpxtest"
+	"folio/sqlstore"
+)
+
+// Content helpers -------------------------------------------------------
+
+func pngBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), uint8(x + y), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func jpegBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{uint8(x), 100, uint8(y), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func gifBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{color.Black, color.White})
+	for x := 0; x < w; x++ {
+		img.SetColorIndex(x, x%h, 1)
+	}
+	var b bytes.Buffer
+	if err := gif.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+var (
+	pdfBytes = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+	mp4Bytes = append([]byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"), make([]byte, 64)...)
+	mp3Bytes = append([]byte("ID3\x03\x00\x00\x00\x00\x00\x0a"), make([]byte, 64)...)
+	svgBytes = []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.cookie)</script></svg>`)
+)
+
+// uploaded is the decoded data of a successful upload.
+type uploaded struct {
+	ID         string `json:"id"`
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	OriginName string `json:"origin_name"`
+	Size       int64  `json:"size"`
+	Mimetype   string `json:"mimetype"`
+	Extension  string `json:"extension"`
+	MD5        string `json:"md5"`
+	Links      struct {
+		URL          string `json:"url"`
+		ThumbnailURL string `json:"thumbnail_url"`
+		Markdown     string `json:"markdown"`
+		HTML         string `json:"html"`
+		BBCode       string `json:"bbcode"`
+		DeleteURL    string `json:"delete_url"`
+	} `json:"links"`
+}
+
+// path is the link's path (the server's address removed).
+func (u uploaded) path() string {
+	i := strings.Index(u.Links.URL, "/"+linkPrefix(fileTypeOf(u.Mimetype))+"/")
+	return u.Links.URL[i:]
+}
+
+// hash is the short hash of the link.
+func (u uploaded) hash() string { return u.Links.URL[strings.LastIndexByte(u.Links.URL, '/')+1:] }
+
+// mustUpload uploads through c and fails the test unless it succeeds.
+func mustUpload(t testing.TB, c *httpxtest.Client, name string, content []byte, fields ...string) uploaded {
+	t.Helper()
+	env := c.Upload("/api/v1/upload", "file", name, content, fields...).Expect(http.StatusOK).U()
+	if !env.Status || env.Message != "success" {
+		t.Fatalf("upload %s: %+v", name, env)
+	}
+	var u uploaded
+	httpxtest.Into(t, env.Data, &u)
+	return u
+}
+
+// expectUploadError checks an upload-shaped failure.
+func expectUploadError(t testing.TB, r *httpxtest.Response, status, code int) {
+	t.Helper()
+	r.Expect(status)
+	env := r.U()
+	if env.Status || env.Code != code || string(env.Data) != "null" || env.Message == "" {
+		t.Fatalf("want status false, code %d, data null: %s", code, r.Body)
+	}
+}
+
+func (e *testEnv) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		e.t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// createAlbum inserts an album for a user directly (albums are the
+// accounts side's API).
+func (e *testEnv) createAlbum(userID, name string) string {
+	e.t.Helper()
+	id := sqlstore.NewID()
+	now := sqlstore.FromTime(time.Now())
+	if _, err := e.db.Exec(context.Background(), `INSERT INTO albums (id, user_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)`,
+		id, userID, name, now); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// storedFiles lists every regular file under the storage root except
+// the temp folder, relative to it.
+func (e *testEnv) storedFiles() []string {
+	e.t.Helper()
+	var out []string
+	root := e.store.Root()
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".tmp" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func (e *testEnv) tempFiles() []string {
+	e.t.Helper()
+	ents, err := os.ReadDir(filepath.Join(e.store.Root(), ".tmp"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, d := range ents {
+		out = append(out, d.Name())
+	}
+	return out
+}
+
+// Tests -----------------------------------------------------------------
+
+func TestUploadAnswersTheInterfaceShape(t *testing.T) {
+	e := newTestEnv(t)
+	uid, c := e.newUser("alice", 0)
+	content := pngBytes(t, 20, 10)
+	r := c.Upload("/api/v1/upload", "file", "Holiday Photo.PNG", content).Expect(http.StatusOK)
+	env := r.U()
+	var keys map[string]json.RawMessage
+	httpxtest.Into(t, env.Data, &keys)
+	for _, k := range []string{"id", "key", "name", "origin_name", "size", "mimetype", "extension", "md5", "links"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("data lacks %q: %s", k, env.Data)
+		}
+	}
+	var u uploaded
+	httpxtest.Into(t, env.Data, &u)
+	base := e.c.Base
+	md5 := fmt.Sprintf("%x", md5sum(content))
+	if u.MD5 != md5 || u.Size != int64(len(content)) || u.Mimetype != "image/png" || u.Extension != "png" || u.OriginName != "Holiday Photo.PNG" {
+		t.Fatalf("fields: %+v", u)
+	}
+	if !regexp.MustCompile(`^\d{4}/\d{2}/` + md5[:8] + `/[0-9a-f-]{36}\.png$`).MatchString(u.Key) {
+		t.Fatalf("key %q does not follow the default pattern", u.Key)
+	}
+	if u.Name != u.Key[strings.LastIndexByte(u.Key, '/')+1:] {
+		t.Fatalf("name %q is not the key's base name", u.Name)
+	}
+	url := base + "/i/" + md5[:8]
+	want := map[string]string{
+		"url":           url,
+		"thumbnail_url": base + "/t/" + md5[:8],
+		"markdown":      "![" + u.Name + "](" + url + ")",
+		"html":          `<img src="` + url + `" alt="` + u.Name + `" />`,
+		"bbcode":        "[img]" + url + "[/img]",
+		"delete_url":    base + "/api/v1/files/" + u.ID,
+	}
+	got := map[string]string{"url": u.Links.URL, "thumbnail_url": u.Links.ThumbnailURL, "markdown": u.Links.Markdown,
+		"html": u.Links.HTML, "bbcode": u.Links.BBCode, "delete_url": u.Links.DeleteURL}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("links.%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if used, n := e.usage(uid); used != int64(len(content)) || n != 1 {
+		t.Fatalf("usage %d bytes %d files", used, n)
+	}
+	var w, h int
+	if err := e.db.QueryRow(context.Background(), "SELECT width, height FROM objects").Scan(&w, &h); err != nil || w != 20 || h != 10 {
+		t.Fatalf("dimensions %dx%d %v", w, h, err)
+	}
+	// The bare API token form of Authorization works too.
+	tok, err := e.auth.CreateAPIToken(context.Background(), uid, "picgo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := e.c.Clone()
+	bare.Header.Set("Authorization", tok.Token)
+	mustUpload(t, bare, "b.png", pngBytes(t, 3, 3))
+}
+
+func TestUploadErrorsCarryTheirCodes(t *testing.T) {
+	e := newTestEnv(t)
+	uid, c := e.newUser("alice", 0)
+	_, bob := e.newUser("bob", 0)
+	bobID := e.createUser("bob2", 0)
+	bobAlbum := e.createAlbum(bobID, "bob's")
+	_, small := e.newUser("small", 100)
+	e.setUpload(func(u *sqlstore.UploadSettings) { u.MaxFileSize = 4096 })
+	_ = bob
+
+	noFile := func() *httpxtest.Response {
+		return c.Upload("/api/v1/upload", "", "", nil, "album_id", "")
+	}
+	tests := []struct {
+		name   string
+		do     func() *httpxtest.Response
+		status int
+		code   int
+	}{
+		{"no file field", noFile, 400, 40000},
+		{"album of another user", func() *httpxtest.Response {
+			return c.Upload("/api/v1/upload", "file", "a.png", pngBytes(t, 2, 2), "album_id", bobAlbum)
+		}, 400, 40000},
+		{"album that does not exist", func() *httpxtest.Response {
+			return c.Upload("/api/v1/upload", "file", "a.png", pngBytes(t, 2, 2), "album_id", sqlstore.NewID())
+		}, 400, 40000},
+		{"malformed album id", func() *httpxtest.Response {
+			return c.Upload("/api/v1/upload", "file", "a.png", pngBytes(t, 2, 2), "album_id", "nope")
+		}, 400, 40000},
+		{"no credentials", func() *httpxtest.Response {
+			return e.c.Upload("/api/v1/upload", "file", "a.png", pngBytes(t, 2, 2))
+		}, 401, 40100},
+		{"bad token", func() *httpxtest.Response {
+			cl := e.c.Clone()
+			cl.Header.Set("Authorization", "Bearer nonsense")
+			return cl.Upload("/api/v1/upload", "file", "a.png", pngBytes(t, 2, 2))
+		}, 401, 40100},
+		{"larger than max_file_size", func() *httpxtest.Response {
+			return c.Upload("/api/v1/upload", "file", "big.bin", bytes.Repeat([]byte{1}, 5000))
+		}, 413, 41300},
+		{"forbidden extension", func() *httpxtest.Response {
+			return c.Upload("/api/v1/upload", "file", "shell.PHP", []byte("<?php echo 1; ?>"))
+		}, 415, 41500},
+		{"quota full", func() *httpxtest.Response {
+			return small.Upload("/api/v1/upload", "file", "a.bin", bytes.Repeat([]byte{7}, 101))
+		}, 507, 50700},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			expectUploadError(t, tc.do(), tc.status, tc.code)
+		})
+	}
+
+	t.Run("type not in allowed_types", func(t *testing.T) {
+		e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowedTypes = sqlstore.List{"image/*", "pdf"} })
+		defer e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowedTypes = sqlstore.List{} })
+		expectUploadError(t, c.Upload("/api/v1/upload", "file", "notes.txt", []byte("hello")), 415, 41500)
+		// A PNG renamed .txt is still an image by its content.
+		mustUpload(t, c, "renamed.txt", pngBytes(t, 2, 2))
+		mustUpload(t, c, "doc.pdf", pdfBytes)
+	})
+
+	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id <> $1", uid); n != 0 {
+		t.Fatalf("%d records from failed uploads", n)
+	}
+	if left := e.tempFiles(); len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+	if used, n := e.usage(e.createUser("zed", 0)); used != 0 || n != 0 {
+		t.Fatal("fresh user has usage")
+	}
+}
+
+func TestQuotaAllowsUpToTheLimit(t *testing.T) {
+	e := newTestEnv(t)
+	uid, c := e.newUser("alice", 200)
+	mustUpload(t, c, "a.bin", bytes.Repeat([]byte{1}, 150))
+	expectUploadError(t, c.Upload("/api/v1/upload", "file", "b.bin", bytes.Repeat([]byte{2}, 51)), 507, 50700)
+	mustUpload(t, c, "c.bin", bytes.Repeat([]byte{3}, 50))
+	if used, n := e.usage(uid); used != 200 || n != 2 {
+		t.Fatalf("usage %d/%d", used, n)
+	}
+	if files := e.storedFiles(); len(files) != 2 {
+		t.Fatalf("stored %v", files)
+	}
+}
+
+func TestGuestUpload(t *testing.T) {
+	e := newTestEnv(t)
+	r := e.c.Upload("/api/v1/public/upload", "file", "a.png", pngBytes(t, 2, 2))
+	expectUploadError(t, r, 403, 40300)
+	if env := r.U(); env.Message != "guest upload is disabled" {
+		t.Fatalf("message %q", env.Message)
+	}
+
+	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowGuestUpload = true })
+	for i := 0; i < 10; i++ {
+		env := e.c.Upload("/api/v1/public/upload", "file", "a.png", pngBytes(t, 2, 2+i)).Expect(200).U()
+		if !env.Status {
+			t.Fatalf("guest upload %d: %+v", i, env)
+		}
+	}
+	r = e.c.Upload("/api/v1/public/upload", "file", "a.png", pngBytes(t, 3, 3))
+	expectUploadError(t, r, 429, 42900)
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id = $1", e.auth.GuestID()); n != 10 {
+		t.Fatalf("guest owns %d files, want 10", n)
+	}
+}
+
+func TestSameContentIsStoredOnce(t *testing.T) {
+	e := newTestEnv(t)
+	aliceID, alice := e.newUser("alice", 0)
+	_, bob := e.newUser("bob", 0)
+	content := pngBytes(t, 30, 30)
+	a := mustUpload(t, alice, "a.png", content)
+	b := mustUpload(t, bob, "b.png", content)
+	if a.Key != b.Key || a.Links.URL != b.Links.URL || a.ID == b.ID {
+		t.Fatalf("dedup: %+v %+v", a, b)
+	}
+	if n := e.count("SELECT COUNT(*) FROM objects"); n != 1 {
+		t.Fatalf("%d objects", n)
+	}
+	if n := e.count("SELECT ref_count FROM objects"); n != 2 {
+		t.Fatalf("ref_count %d", n)
+	}
+	if files := e.storedFiles(); len(files) != 1 {
+		t.Fatalf("stored %v", files)
+	}
+	if left := e.tempFiles(); len(left) != 0 {
+		t.Fatalf("temp left: %v", left)
+	}
+	// Each user pays for their own record.
+	if used, _ := e.usage(aliceID); used != int64(len(content)) {
+		t.Fatalf("alice used %d", used)
+	}
+
+	alice.Do("DELETE", "/api/v1/files/"+a.ID, nil).Expect(200)
+	e.c.Do("GET", a.path(), nil).Expect(200)
+	e.c.Do("GET", "/t/"+a.hash(), nil).Expect(200)
+	if used, n := e.usage(aliceID); used != 0 || n != 0 {
+		t.Fatalf("alice usage after delete %d/%d", used, n)
+	}
+	bob.Do("DELETE", "/api/v1/files/"+b.ID, nil).Expect(200)
+	e.c.Do("GET", a.path(), nil).Expect(404)
+	e.c.Do("GET", "/t/"+a.hash(), nil).Expect(404)
+	if files := e.storedFiles(); len(files) != 0 {
+		t.Fatalf("content and thumbnail should be gone: %v", files)
+	}
+	if n := e.count("SELECT COUNT(*) FROM objects"); n != 0 {
+		t.Fatalf("%d objects left", n)
+	}
+}
+
+func TestAllowDuplicateStoresEveryUpload(t *testing.T) {
+	e := newTestEnv(t)
+	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowDuplicate = true })
+	_, c := e.newUser("alice", 0)
+	content := []byte("same bytes every time")
+	var hashes []string
+	for i := 0; i < 3; i++ {
+		u := mustUpload(t, c, "a.txt", content)
+		hashes = append(hashes, u.hash())
+		e.c.Do("GET", "/f/"+u.hash(), nil).Expect(200)
+	}
+	if hashes[0] == hashes[1] || hashes[1] == hashes[2] || hashes[0] == hashes[2] {
+		t.Fatalf("short hashes not unique: %v", hashes)
+	}
+	if len(hashes[0]) != 8 || !strings.HasPrefix(hashes[1], hashes[0]) {
+		t.Fatalf("hashes should be growing MD5 prefixes: %v", hashes)
+	}
+	if n := e.count("SELECT COUNT(*) FROM objects"); n != 3 {
+		t.Fatalf("%d objects", n)
+	}
+	if files := e.storedFiles(); len(files) != 3 {
+		t.Fatalf("stored %v", files)
+	}
+}
+
+func TestMD5CollisionIsStoredApartWithASHA256Hash(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	content := []byte("the real content")
+	md5 := fmt.Sprintf("%x", md5sum(content))
+	// Another content with the same MD5 but a different SHA-256: what an
+	// MD5 collision looks like in the table.
+	if _, err := e.db.Exec(context.Background(), `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, ref_count, created_at)
+		VALUES ($1, $2, $3, $4, 'other/key.txt', 5, 'text/plain', 'txt', 'file', 1, 0)`,
+		sqlstore.NewID(), md5, strings.Repeat("0", 64), md5[:8]); err != nil {
+		t.Fatal(err)
+	}
+	u := mustUpload(t, c, "a.txt", content)
+	sha := fmt.Sprintf("%x", sha256sum(content))
+	if u.hash() != sha[:8] {
+		t.Fatalf("hash %q, want SHA-256 prefix %q", u.hash(), sha[:8])
+	}
+	if u.Key == "other/key.txt" {
+		t.Fatal("colliding content shared an object")
+	}
+	body := e.c.Do("GET", "/f/"+u.hash(), nil).Expect(200).Body
+	if !bytes.Equal(body, content) {
+		t.Fatalf("served %q", body)
+	}
+}
+
+func TestShortHashCandidates(t *testing.T) {
+	md5 := "0123456789abcdef0123456789abcdef"
+	sha := strings.Repeat("f", 64)
+	id := "01900000-0000-7000-8000-000000000001"
+	c := shortHashCandidates(md5, sha, id, false)
+	if c[0] != md5[:8] || c[1] != md5[:9] || c[24] != md5 || c[25] != sha[:8] || c[len(c)-1] != strings.ReplaceAll(id, "-", "") {
+		t.Fatalf("candidates %v", c)
+	}
+	c = shortHashCandidates(md5, sha, id, true)
+	if c[0] != sha[:8] {
+		t.Fatalf("taken MD5 must start at SHA-256: %v", c[:3])
+	}
+}
+
+func TestFieldsMayFollowTheFile(t *testing.T) {
+	e := newTestEnv(t)
+	uid, c := e.newUser("alice", 0)
+	album := e.createAlbum(uid, "trip")
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("file", "x.png")
+	fw.Write(pngBytes(t, 4, 4))
+	mw.WriteField("album_id", album)
+	mw.WriteField("permission", "1")
+	mw.WriteField("strategy_id", "1")
+	mw.WriteField("ssl", "true")
+	mw.Close()
+	req, _ := http.NewRequest("POST", c.Base+"/api/v1/upload", &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	var u uploaded
+	httpxtest.Into(t, c.Send(req).Expect(200).U().Data, &u)
+	var gotAlbum string
+	var public bool
+	if err := e.db.QueryRow(context.Background(), "SELECT album_id, is_public FROM files WHERE id = $1", u.ID).Scan(&gotAlbum, &public); err != nil {
+		t.Fatal(err)
+	}
+	if gotAlbum != album || !public {
+		t.Fatalf("album %q public %v", gotAlbum, public)
+	}
+}
+
+func TestTypeComesFromTheContent(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	tests := []struct {
+		name, file         string
+		content            []byte
+		mimetype, ext, pfx string
+	}{
+		{"png without extension", "picture", pngBytes(t, 2, 2), "image/png", "png", "/i/"},
+		{"png named txt", "x.txt", pngBytes(t, 2, 3), "image/png", "txt", "/i/"},
+		{"html named txt", "page.txt", []byte("<html><body><script>alert(1)</script>"), "text/html", "txt", "/f/"},
+		{"plain text falls back to the extension", "data.csv", []byte("a,b\n1,2\n"), "text/csv", "csv", "/f/"},
+		{"svg", "logo.svg", svgBytes, "image/svg+xml", "svg", "/i/"},
+		{"pdf", "doc.pdf", pdfBytes, "application/pdf", "pdf", "/f/"},
+		{"mp4", "clip.mp4", mp4Bytes, "video/mp4", "mp4", "/v/"},
+		{"mp3", "song.mp3", mp3Bytes, "audio/mpeg", "mp3", "/a/"},
+		{"jpeg with lying name", "x.gif", jpegBytes(t, 3, 3), "image/jpeg", "gif", "/i/"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := mustUpload(t, c, tc.file, tc.content)
+			if u.Mimetype != tc.mimetype || u.Extension != tc.ext || !strings.Contains(u.Links.URL, tc.pfx) {
+				t.Fatalf("got %s %s %s", u.Mimetype, u.Extension, u.Links.URL)
+			}
+			if thumb := u.Links.ThumbnailURL != ""; thumb != thumbnailable(tc.mimetype) {
+				t.Fatalf("thumbnail_url %q for %s", u.Links.ThumbnailURL, tc.mimetype)
+			}
+		})
+	}
+}
+
+func TestLinksFollowOnlyTrustedProxies(t *testing.T) {
+	e := newTestEnv(t)
+	uid := e.createUser("alice", 0)
+	tok := e.token(uid)
+	send := func(remote string) uploaded {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("file", "a.txt")
+		fw.Write([]byte("proxy test " + remote))
+		mw.Close()
+		req := httptest.NewRequest("POST", "/api/v1/upload", &buf)
+		req.RemoteAddr = remote
+		req.Host = "files.example.com"
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		var env struct{ Data uploaded }
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+			t.Fatal(err)
+		}
+		return env.Data
+	}
+	if u := send("127.0.0.1:40000"); !strings.HasPrefix(u.Links.URL, "https://files.example.com/f/") ||
+		!strings.HasPrefix(u.Links.DeleteURL, "https://files.example.com/api/v1/files/") {
+		t.Fatalf("trusted proxy: %s", u.Links.URL)
+	}
+	if u := send("203.0.113.9:40000"); !strings.HasPrefix(u.Links.URL, "http://files.example.com/f/") {
+		t.Fatalf("untrusted peer: %s", u.Links.URL)
+	}
+}
+
+func TestInterruptedUploadLeavesNothing(t *testing.T) {
+	e := newTestEnv(t)
+	uid := e.createUser("alice", 0)
+	addr := strings.TrimPrefix(e.c.Base, "http://")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundary := "XBOUNDARYX"
+	head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\n"
+	fmt.Fprintf(conn, "POST /api/v1/upload HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s",
+		addr, e.token(uid), boundary, 10<<20, head)
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for i := 0; i < 16; i++ { // 1 MiB of the announced 10
+		if _, err := conn.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait until the server has the bytes in a temp file, then hang up.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.tempFiles()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(e.tempFiles()) == 0 {
+		t.Fatal("upload never reached a temp file")
+	}
+	conn.Close()
+	for len(e.tempFiles()) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := e.tempFiles(); len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+	if files := e.storedFiles(); len(files) != 0 {
+		t.Fatalf("stored files: %v", files)
+	}
+	if n := e.count("SELECT COUNT(*) FROM files"); n != 0 {
+		t.Fatalf("%d records", n)
+	}
+	if used, n := e.usage(uid); used != 0 || n != 0 {
+		t.Fatalf("usage %d/%d", used, n)
+	}
+}
+
+func TestStreamHashedMatchesOneShotHashes(t *testing.T) {
+	for _, size := range []int{1, chunkSize - 1, chunkSize, chunkSize*chunkCount + 17, 3*chunkSize*chunkCount + 5} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		var out bytes.Buffer
+		// A reader that returns odd-sized pieces, like a multipart part.
+		res, err := streamHashed(&out, &oddReader{data: data}, int64(size), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.size != int64(size) || res.md5 != fmt.Sprintf("%x", md5sum(data)) ||
+			res.sha256 != fmt.Sprintf("%x", sha256sum(data)) || !bytes.Equal(out.Bytes(), data) {
+			t.Fatalf("size %d: wrong result", size)
+		}
+		if _, err := streamHashed(io.Discard, bytes.NewReader(data), int64(size-1), nil); err != errTooLarge {
+			t.Fatalf("size %d over limit: %v", size, err)
+		}
+	}
+}
+
+type oddReader struct {
+	data []byte
+	n    int
+}
+
+func (r *oddReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	r.n++
+	k := min(len(p), len(r.data), 1000+r.n%4000)
+	copy(p, r.data[:k])
+	r.data = r.data[k:]
+	return k, nil
+}
+
+func md5sum(b []byte) [16]byte    { return md5.Sum(b) }
+func sha256sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+func itoa(n int) string { return fmt.Sprint(n) }
