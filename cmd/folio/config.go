@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"folio/auth"
+	"folio/httpx"
+	"folio/sqlstore"
+)
+
+// Config is everything Folio reads at start-up. Runtime settings start from
+// Settings and may be overridden later through the settings API.
+type Config struct {
+	Addr           string
+	BaseURL        string
+	TrustedProxies []netip.Prefix
+	DBDriver       string
+	DBDSN          string
+	StorageDir     string
+	ThemeDir       string
+	LogLevel       slog.Level
+	LogFormat      string
+
+	AdminEnabled      bool
+	AdminUsername     string
+	AdminPasswordHash string
+	SessionSecret     string
+	SessionTTL        time.Duration
+	Profile           auth.Profile
+
+	Settings sqlstore.Settings
+}
+
+// option is one configuration key: its built-in default and how to apply a
+// text value to a Config.
+type option struct {
+	key  string
+	def  string
+	help string
+	set  func(c *Config, v string) error
+}
+
+func str(dst func(c *Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *dst(c) = v; return nil }
+}
+
+// options lists every key that is not a runtime setting. Runtime settings
+// (site.*, post.*, render.*, ai.*, upload.*) come from sqlstore.Keys.
+func options() []option {
+	return []option{
+		{"server.addr", ":8080", "address to listen on", func(c *Config, v string) error {
+			if v == "" {
+				return errors.New("must not be empty")
+			}
+			c.Addr = v
+			return nil
+		}},
+		{"server.base_url", "", "public origin for absolute links; empty: from Host and X-Forwarded-Proto", func(c *Config, v string) error {
+			v = strings.TrimRight(v, "/")
+			if v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+				return errors.New("must start with http:// or https://")
+			}
+			c.BaseURL = v
+			return nil
+		}},
+		{"server.trusted_proxies", "127.0.0.0/8,::1/128", "CIDR list whose X-Forwarded-For/X-Real-IP/X-Forwarded-Proto are believed", func(c *Config, v string) error {
+			p, err := httpx.ParsePrefixes(v)
+			if err != nil {
+				return fmt.Errorf("want a comma-separated CIDR list: %v", err)
+			}
+			c.TrustedProxies = p
+			return nil
+		}},
+		{"database.driver", "sqlite", "sqlite or postgres", func(c *Config, v string) error {
+			if v != "sqlite" && v != "postgres" {
+				return errors.New("must be sqlite or postgres")
+			}
+			c.DBDriver = v
+			return nil
+		}},
+		{"database.dsn", "data/folio.db", "SQLite file path, or a PostgreSQL connection string", str(func(c *Config) *string { return &c.DBDSN })},
+		{"storage.dir", "data/files", "folder for uploaded files and thumbnails", func(c *Config, v string) error {
+			if v == "" {
+				return errors.New("must not be empty")
+			}
+			c.StorageDir = v
+			return nil
+		}},
+		{"theme.dir", "", "optional folder whose templates override the embedded ones by name", str(func(c *Config) *string { return &c.ThemeDir })},
+		{"log.level", "info", "debug, info, warn or error", func(c *Config, v string) error {
+			return c.LogLevel.UnmarshalText([]byte(v))
+		}},
+		{"log.format", "text", "text or json", func(c *Config, v string) error {
+			if v != "text" && v != "json" {
+				return errors.New("must be text or json")
+			}
+			c.LogFormat = v
+			return nil
+		}},
+		{"admin.enabled", "true", "whether the administrator may log in", func(c *Config, v string) error {
+			b, err := sqlstore.ParseBool(v)
+			c.AdminEnabled = b
+			return err
+		}},
+		{"admin.username", "admin", "administrator user name", func(c *Config, v string) error {
+			if !validUsername(v) {
+				return errors.New("must be 3-32 characters of A-Z a-z 0-9 _ -")
+			}
+			c.AdminUsername = v
+			return nil
+		}},
+		{"admin.password_hash", "", "bcrypt hash (folio hash-password); empty: generated at first start and logged once", func(c *Config, v string) error {
+			if v != "" && !strings.HasPrefix(v, "$2") {
+				return errors.New("must be a bcrypt hash (make one with: folio hash-password)")
+			}
+			c.AdminPasswordHash = v
+			return nil
+		}},
+		{"admin.session_secret", "", "secret for signing sessions and tokens; empty: generated once and kept in the database", func(c *Config, v string) error {
+			if v != "" && len(v) < 16 {
+				return errors.New("must be at least 16 characters")
+			}
+			c.SessionSecret = v
+			return nil
+		}},
+		{"admin.session_ttl_hours", "168", "administrator session lifetime in hours", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 24*366 {
+				return errors.New("must be a whole number of hours from 1 to 8784")
+			}
+			c.SessionTTL = time.Duration(n) * time.Hour
+			return nil
+		}},
+		{"admin.profile.display_name", "", "administrator display name", str(func(c *Config) *string { return &c.Profile.DisplayName })},
+		{"admin.profile.email", "", "administrator e-mail", str(func(c *Config) *string { return &c.Profile.Email })},
+		{"admin.profile.bio", "", "administrator bio", str(func(c *Config) *string { return &c.Profile.Bio })},
+		{"admin.profile.avatar", "", "administrator avatar URL", str(func(c *Config) *string { return &c.Profile.Avatar })},
+		{"admin.profile.website", "", "administrator website", str(func(c *Config) *string { return &c.Profile.Website })},
+		{"admin.profile.location", "", "administrator location", str(func(c *Config) *string { return &c.Profile.Location })},
+	}
+}
+
+func validUsername(v string) bool {
+	if len(v) < 3 || len(v) > 32 {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// setter finds how to apply key: a start-up option or a runtime setting.
+func setter(key string) (func(c *Config, v string) error, bool) {
+	for _, o := range options() {
+		if o.key == key {
+			return o.set, true
+		}
+	}
+	for _, k := range sqlstore.Keys() {
+		if k == key {
+			return func(c *Config, v string) error {
+				err := c.Settings.SetText(key, v)
+				var fe *sqlstore.FieldError
+				if errors.As(err, &fe) {
+					return errors.New(fe.Msg)
+				}
+				return err
+			}, true
+		}
+	}
+	return nil, false
+}
+
+// EnvName is the environment variable for a key: FOLIO_ + upper case, dots
+// as underscores.
+func EnvName(key string) string {
+	return "FOLIO_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// allKeys lists every configuration key.
+func allKeys() []string {
+	var keys []string
+	for _, o := range options() {
+		keys = append(keys, o.key)
+	}
+	return append(keys, sqlstore.Keys()...)
+}
+
+// LoadConfig builds the configuration: defaults, then the file at path (when
+// path is non-empty), then the environment. Every problem is reported
+// together, each naming its key and, for the file, the line.
+func LoadConfig(path string, file io.Reader, environ []string) (*Config, error) {
+	c := &Config{Settings: sqlstore.DefaultSettings()}
+	var errs []error
+	for _, o := range options() {
+		if err := o.set(c, o.def); err != nil {
+			errs = append(errs, fmt.Errorf("default of %s: %v", o.key, err))
+		}
+	}
+	if file != nil {
+		errs = append(errs, parseFile(c, path, file)...)
+	}
+	errs = append(errs, applyEnv(c, environ)...)
+	if c.DBDriver == "postgres" && (c.DBDSN == "" || c.DBDSN == "data/folio.db") {
+		errs = append(errs, errors.New("database.dsn: set a PostgreSQL connection string when database.driver is postgres"))
+	}
+	if err := c.Settings.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%v", err))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+func parseFile(c *Config, path string, r io.Reader) []error {
+	var errs []error
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(text, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			errs = append(errs, fmt.Errorf("%s:%d: want key = value, got %q", path, line, text))
+			continue
+		}
+		value = unquote(strings.TrimSpace(value))
+		set, known := setter(key)
+		if !known {
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %q", path, line, key))
+			continue
+		}
+		if err := set(c, value); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %s: %v", path, line, key, err))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %v", path, err))
+	}
+	return errs
+}
+
+// unquote strips one pair of matching double or single quotes, so values
+// with leading or trailing spaces can be written.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// applyEnv applies FOLIO_* variables. Unknown FOLIO_ names are errors, so a
+// typo does not silently fall back to a default; FOLIO_CONFIG and the test
+// suite's FOLIO_TEST_* are not configuration keys.
+func applyEnv(c *Config, environ []string) []error {
+	byEnv := map[string]string{}
+	for _, k := range allKeys() {
+		byEnv[EnvName(k)] = k
+	}
+	var names []string
+	values := map[string]string{}
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, "FOLIO_") || name == "FOLIO_CONFIG" || strings.HasPrefix(name, "FOLIO_TEST_") {
+			continue
+		}
+		names = append(names, name)
+		values[name] = value
+	}
+	sort.Strings(names)
+	var errs []error
+	for _, name := range names {
+		key, ok := byEnv[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("environment %s: unknown key", name))
+			continue
+		}
+		set, _ := setter(key)
+		if err := set(c, values[name]); err != nil {
+			errs = append(errs, fmt.Errorf("environment %s: %s: %v", name, key, err))
+		}
+	}
+	return errs
+}
+
+// configPath picks the configuration file: the -config flag, else
+// FOLIO_CONFIG, else folio.conf in the working directory when it exists.
+// required reports whether a missing file is an error.
+func configPath(flagPath string, getenv func(string) string) (path string, required bool) {
+	if flagPath != "" {
+		return flagPath, true
+	}
+	if p := getenv("FOLIO_CONFIG"); p != "" {
+		return p, true
+	}
+	if _, err := os.Stat("folio.conf"); err == nil {
+		return "folio.conf", false
+	}
+	return "", false
+}

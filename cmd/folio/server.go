@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"folio/auth"
+	"folio/blog"
+	"folio/filehost"
+	"folio/httpx"
+	"folio/sqlstore"
+	"folio/storage"
+	"folio/templates"
+)
+
+// app is a fully wired Folio: the handler and what must be closed.
+type app struct {
+	handler  http.Handler
+	db       *sqlstore.DB
+	settings *sqlstore.SettingsStore
+	site     *blog.Site
+	closers  []func(context.Context)
+}
+
+// overlayFS serves files from top (the theme folder) when present there and
+// from base (the embedded templates) otherwise.
+type overlayFS struct{ top, base fs.FS }
+
+func (o overlayFS) Open(name string) (fs.File, error) {
+	if f, err := o.top.Open(name); err == nil {
+		return f, nil
+	}
+	return o.base.Open(name)
+}
+
+// newApp opens the database, migrates it, builds every package and returns
+// the handler with all routes and middleware.
+func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error) {
+	db, err := sqlstore.Open(ctx, cfg.DBDriver, cfg.DBDSN)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{db: db}
+	fail := func(err error) (*app, error) {
+		db.Close()
+		return nil, err
+	}
+	if err := db.MigrateCore(ctx); err != nil {
+		return fail(err)
+	}
+	a.settings, err = sqlstore.NewSettingsStore(ctx, db, cfg.Settings)
+	if err != nil {
+		return fail(err)
+	}
+	authSvc, err := auth.New(ctx, db, auth.Config{
+		AdminEnabled:      cfg.AdminEnabled,
+		AdminUsername:     cfg.AdminUsername,
+		AdminPasswordHash: cfg.AdminPasswordHash,
+		SessionSecret:     cfg.SessionSecret,
+		SessionTTL:        cfg.SessionTTL,
+		Profile:           cfg.Profile,
+		Logger:            logger,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	store, err := storage.NewLocal(cfg.StorageDir)
+	if err != nil {
+		return fail(err)
+	}
+	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: a.settings, Store: store, Logger: logger})
+	if err != nil {
+		return fail(err)
+	}
+
+	pages := fs.FS(templates.FS)
+	if cfg.ThemeDir != "" {
+		pages = overlayFS{top: os.DirFS(cfg.ThemeDir), base: templates.FS}
+	}
+	engine, err := templates.New(templates.Options{ThemeDir: cfg.ThemeDir, Pages: pages})
+	if err != nil {
+		return fail(err)
+	}
+	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger})
+	if err != nil {
+		return fail(err)
+	}
+	// Queued AI jobs write to the database: they finish, or are cancelled,
+	// before it closes.
+	a.closers = append(a.closers, func(ctx context.Context) {
+		if err := b.Close(ctx); err != nil {
+			logger.Warn("blog: AI jobs cancelled at shutdown", "err", err)
+		}
+	})
+	a.site, err = blog.NewSite(b, engine)
+	if err != nil {
+		return fail(err)
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/v1/health", http.HandlerFunc(a.health))
+	files.Routes(mux)
+	b.Routes(mux)
+	a.site.Routes(mux)
+
+	root := httpx.Fallback(mux, a.notFound)
+	a.handler = httpx.Chain(root,
+		httpx.Proxies{Trusted: cfg.TrustedProxies, BaseURL: cfg.BaseURL}.Middleware,
+		httpx.AccessLog(logger),
+		httpx.RecoverIn(func(r *http.Request) httpx.Envelope { return envelopeFor(r.URL.Path) }),
+		httpx.SecurityHeaders,
+	)
+	return a, nil
+}
+
+// Close releases what the app holds, waiting for background work up to ctx.
+func (a *app) Close(ctx context.Context) {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i](ctx)
+	}
+	a.db.Close()
+}
+
+// health answers liveness probes: 200 when the database answers, else 503.
+func (a *app) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	mode := a.settings.Get(ctx).Render.RenderMode
+	if err := a.db.Ping(ctx); err != nil {
+		httpx.Logger(r).Error("health: database does not answer", "err", err)
+		httpx.Reply(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "render_mode": mode}, "database unavailable")
+		return
+	}
+	httpx.Reply(w, http.StatusOK, map[string]string{"status": "ok", "render_mode": mode}, "ok")
+}
+
+// envelopeFor picks the envelope of the group a path belongs to: the
+// file-hosting groups answer in envelope A, everything else in B.
+func envelopeFor(path string) httpx.Envelope {
+	for _, p := range []string{
+		"/api/v1/auth/", "/api/v1/upload", "/api/v1/public/", "/api/v1/files", "/api/v1/albums",
+		"/api/v1/tokens", "/api/v1/admin/users", "/api/v1/admin/files", "/api/v1/admin/stats",
+		"/api/v1/images", "/api/v1/profile", "/api/v1/strategies",
+	} {
+		if strings.HasPrefix(path, p) {
+			return httpx.A
+		}
+	}
+	return httpx.B
+}
+
+// notFound answers requests no route matched: API paths as JSON in the
+// group's envelope (405 keeps the Allow header the mux computed), other
+// paths with the site's 404 page (JSON in headless mode).
+func (a *app) notFound(w http.ResponseWriter, r *http.Request, status int) {
+	if status == http.StatusNotFound && !strings.HasPrefix(r.URL.Path, "/api/") {
+		a.site.NotFound(w, r)
+		return
+	}
+	msg := "resource not found"
+	if status == http.StatusMethodNotAllowed {
+		msg = "method not allowed"
+	}
+	envelopeFor(r.URL.Path).Error(w, r, httpx.E(status, msg))
+}
+
+// serve runs the HTTP server until ctx ends, then drains in-flight requests
+// for up to 30 seconds.
+func serve(ctx context.Context, cfg *Config, h http.Handler, logger *slog.Logger, ready func(addr string)) error {
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		// Short: PicGo and similar uploaders wait for idle keep-alive
+		// connections to close before they exit.
+		IdleTimeout:    5 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	logger.Info("folio listening", "addr", ln.Addr().String(), "version", version)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"folio/httpx/httpxtest"
+	"folio/sqlstore/sqlstoretest"
+)
+
+// newTestApp wires the whole of Folio on a fresh database and temp storage.
+func newTestApp(t *testing.T) (*app, *httpxtest.Client) {
+	t.Helper()
+	db := sqlstoretest.NewConfig(t)
+	cfg, err := LoadConfig("", nil, []string{
+		"FOLIO_DATABASE_DRIVER=" + db.Driver,
+		"FOLIO_DATABASE_DSN=" + db.DSN,
+		"FOLIO_STORAGE_DIR=" + t.TempDir(),
+		// the password is authtest.AdminPassword
+		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	return a, httpxtest.NewServer(t, a.handler)
+}
+
+func TestHealthReportsDatabaseState(t *testing.T) {
+	a, c := newTestApp(t)
+	res := c.Do("GET", "/api/v1/health", nil).Expect(200)
+	if got := strings.TrimSpace(string(res.Body)); got != `{"code":200,"data":{"render_mode":"classic","status":"ok"},"msg":"ok"}` {
+		t.Errorf("health body = %s", got)
+	}
+	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Error("security headers missing")
+	}
+	a.db.Close()
+	res = c.Do("GET", "/api/v1/health", nil).Expect(503)
+	var data map[string]string
+	httpxtest.Into(t, res.B().Data, &data)
+	if data["status"] != "unavailable" || res.B().Code != 503 {
+		t.Errorf("503 body = %s", res.Body)
+	}
+}
+
+func TestUnknownRoutesAnswerJSON(t *testing.T) {
+	_, c := newTestApp(t)
+	tests := []struct {
+		method, path string
+		status       int
+		envelope     string
+		allow        string
+	}{
+		{"GET", "/api/v1/no-such-thing", 404, "B", ""},
+		{"GET", "/api/v1/files-nope/x/y", 404, "A", ""},
+		{"POST", "/api/v1/health", 405, "B", "GET, HEAD"},
+		{"DELETE", "/api/v1/upload", 405, "A", "POST"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			res := c.Do(tt.method, tt.path, nil).Expect(tt.status)
+			switch tt.envelope {
+			case "A":
+				if e := res.A(); e.Code != tt.status*100 || e.Message == "" {
+					t.Errorf("envelope A = %s", res.Body)
+				}
+			case "B":
+				if e := res.B(); e.Code != tt.status || e.Msg == "" {
+					t.Errorf("envelope B = %s", res.Body)
+				}
+			}
+			if tt.allow != "" && res.Header.Get("Allow") != tt.allow {
+				t.Errorf("Allow = %q, want %q", res.Header.Get("Allow"), tt.allow)
+			}
+		})
+	}
+}
+
+func TestRunRejectsBadUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"version", "extra"}, 2, "unexpected argument"},
+		{[]string{"-nope"}, 2, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		var stderr strings.Builder
+		if code := run(tt.args, strings.NewReader(""), io.Discard, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.out) {
+			t.Errorf("run(%v) = %d, %q", tt.args, code, stderr.String())
+		}
+	}
+}
+
+func TestHashPasswordAndVersion(t *testing.T) {
+	var out, errOut strings.Builder
+	if code := run([]string{"hash-password"}, strings.NewReader("hunter2 hunter2\n"), &out, &errOut); code != 0 {
+		t.Fatalf("hash-password exit %d: %s", code, errOut.String())
+	}
+	if !regexp.MustCompile(`^\$2a\$12\$[./A-Za-z0-9]{53}\n$`).MatchString(out.String()) {
+		t.Errorf("hash = %q", out.String())
+	}
+	if code := run([]string{"hash-password"}, strings.NewReader("\n"), io.Discard, io.Discard); code != 1 {
+		t.Errorf("empty password exit %d, want 1", code)
+	}
+	out.Reset()
+	if code := run([]string{"version"}, nil, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "folio ") {
+		t.Errorf("version = %d %q", code, out.String())
+	}
+}
+
+// TestBinaryStartsPrintsPasswordOnceAndStopsCleanly builds the real binary
+// and runs it twice in an empty folder, as a fresh machine would.
+func TestBinaryStartsPrintsPasswordOnceAndStopsCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "folio")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db := sqlstoretest.NewConfig(t)
+	env := append(os.Environ(), "FOLIO_SERVER_ADDR=127.0.0.1:0", "FOLIO_DATABASE_DRIVER="+db.Driver, "FOLIO_DATABASE_DSN="+db.DSN)
+	if db.Driver == "sqlite" {
+		env = append(os.Environ(), "FOLIO_SERVER_ADDR=127.0.0.1:0") // the defaults: data/folio.db, data/files
+	}
+
+	first := startBinary(t, bin, dir, env)
+	if !strings.Contains(first.log, "generated the administrator password") {
+		t.Errorf("first start did not print the generated password:\n%s", first.log)
+	}
+	first.stop(t)
+	if db.Driver == "sqlite" {
+		for _, p := range []string{"data/folio.db", "data/files"} {
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				t.Errorf("%s not created: %v", p, err)
+			}
+		}
+	}
+	second := startBinary(t, bin, dir, env)
+	if strings.Contains(second.log, "generated the administrator password") {
+		t.Errorf("second start printed a new password:\n%s", second.log)
+	}
+	second.stop(t)
+}
+
+type running struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan error
+}
+
+func startBinary(t *testing.T, bin, dir string, env []string) *running {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Dir, cmd.Env = dir, env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &running{cmd: cmd, done: make(chan error, 1)}
+	addrc := make(chan string, 1)
+	logc := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			b.WriteString(line + "\n")
+			if m := regexp.MustCompile(`msg=ready addr=(\S+)`).FindStringSubmatch(line); m != nil {
+				addrc <- m[1]
+				logc <- b.String()
+			}
+		}
+	}()
+	go func() { r.done <- cmd.Wait() }()
+	select {
+	case addr := <-addrc:
+		r.log = <-logc
+		res, err := http.Get("http://" + addr + "/api/v1/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("health = %d", res.StatusCode)
+		}
+		t.Logf("start to healthy: %v", time.Since(start))
+	case err := <-r.done:
+		t.Fatalf("folio exited early: %v", err)
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("folio did not become ready")
+	}
+	return r
+}
+
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(40 * time.Second):
+		r.cmd.Process.Kill()
+		t.Fatal("folio did not stop after SIGTERM")
+	}
+}
