@@ -113,6 +113,31 @@ func TestBootstrapGeneratesPasswordOnce(t *testing.T) {
 	c.get(t, "/admin/ping", "Bearer "+tok).Expect(200)
 }
 
+// A generated password is long and random: it is hashed at bcrypt's
+// default cost, below the configured 12, so that a first start stays fast.
+func TestBootstrapHashesTheGeneratedPasswordAtCost10(t *testing.T) {
+	ctx := context.Background()
+	db := sqlstoretest.NewConfig(t).Open(t)
+	conf := authtest.Config(t)
+	conf.AdminPasswordHash = ""
+	conf.BcryptCost = 0 // the production default, 12
+	var log bootLog
+	conf.Logger = log.logger()
+	if _, err := auth.New(ctx, db, conf); err != nil {
+		t.Fatal(err)
+	}
+	hash, err := db.Meta(ctx, "admin_password_hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost([]byte(hash)); err != nil || cost != bcrypt.DefaultCost {
+		t.Fatalf("generated password hashed at cost %d (%v), want %d", cost, err, bcrypt.DefaultCost)
+	}
+	if err := bcrypt.CompareHashAndPassword([]byte(hash), []byte(log.generatedPassword(t))); err != nil {
+		t.Fatalf("stored hash does not match the logged password: %v", err)
+	}
+}
+
 func TestBootstrapConfiguredHashWins(t *testing.T) {
 	cfg := sqlstoretest.NewConfig(t)
 	ctx := context.Background()
