@@ -32,6 +32,7 @@ type Service struct {
 	store    storage.Store
 	log      *slog.Logger
 	now      func() time.Time
+	links    *linkCache // short-link targets, to serve without a database read
 
 	// Per-IP limits of interface.md's Limits table.
 	loginLimit    *httpx.RateLimiter
@@ -51,6 +52,7 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 	}
 	return &Service{
 		db: d.DB, auth: d.Auth, settings: d.Settings, store: d.Store, log: d.Logger, now: time.Now,
+		links:         newLinkCache(),
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),

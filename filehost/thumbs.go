@@ -51,35 +51,64 @@ func thumbKey(objectID string, isJPEG bool) string {
 
 // handleThumb serves /t/{hash}, making the thumbnail on first request.
 func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
-	t, ok, err := s.targetByHash(r.Context(), r.PathValue("hash"))
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if !ok || !thumbnailable(t.mimetype) {
+	h, ok := linkHash(r.PathValue("hash"))
+	if !ok {
 		notFound(w, r)
 		return
 	}
-	isJPEG := thumbJPEG(t.mimetype)
-	key := thumbKey(t.objectID, isJPEG)
-	if _, err := s.store.Stat(r.Context(), key); errors.Is(err, fs.ErrNotExist) {
-		if err := s.makeThumb(r.Context(), t.key, key, t.mimetype, isJPEG); err != nil {
-			if errors.Is(err, errNoThumb) {
-				notFound(w, r)
-				return
-			}
+	// A second round only when a remembered target's bytes are gone.
+	for _, fresh := range []bool{false, true} {
+		t, ok, err := s.targetByHash(r.Context(), h, fresh)
+		if err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-	} else if err != nil {
-		s.serverError(w, r, err)
+		if !ok || !thumbnailable(t.mimetype) {
+			break
+		}
+		f, ctype, err := s.openThumb(r.Context(), t)
+		if errors.Is(err, errNoThumb) && t.cached {
+			continue
+		}
+		if errors.Is(err, errNoThumb) {
+			break
+		}
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		defer f.Close()
+		serveContent(w, r, f, thumbKey(t.objectID, ctype == "image/jpeg"), ctype, `"t-`+t.md5+`"`, t.createdAt, false)
 		return
 	}
+	notFound(w, r)
+}
+
+// openThumb opens the thumbnail of t, making it first when missing. It is
+// errNoThumb when there is none to make: the source is gone or does not
+// decode.
+func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, string, error) {
+	isJPEG := thumbJPEG(t.mimetype)
 	ctype := "image/png"
 	if isJPEG {
 		ctype = "image/jpeg"
 	}
-	s.serveStored(w, r, key, ctype, `"t-`+t.md5+`"`, t.createdAt, false)
+	key := thumbKey(t.objectID, isJPEG)
+	f, err := s.store.Open(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := s.makeThumb(ctx, t.key, key, t.mimetype, isJPEG); err != nil {
+			return nil, "", err
+		}
+		f, err = s.store.Open(ctx, key)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// Deleted between making and opening: the object went away.
+		return nil, "", errNoThumb
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return f, ctype, nil
 }
 
 // errNoThumb: the source cannot be made into a thumbnail (undecodable or

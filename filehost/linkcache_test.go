@@ -1,0 +1,84 @@
+package filehost
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"folio/httpx/httpxtest"
+)
+
+// otherProcess serves the same database and storage folder through a second
+// Service, as a second Folio process would, with a link cache of its own.
+func (e *testEnv) otherProcess(t *testing.T) (*Service, *httpxtest.Client) {
+	t.Helper()
+	svc, err := New(context.Background(), Deps{DB: e.db, Auth: e.auth, Settings: e.settings, Store: e.store,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	svc.Routes(mux)
+	return svc, httpxtest.NewServer(t, mux)
+}
+
+// A process remembers short-link targets; another process deleting the
+// content, or uploading the same bytes again under a new storage key, must
+// show at once in what the first one serves.
+func TestRememberedShortLinksFollowDeletionAndReupload(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	_, other := e.otherProcess(t)
+	other.Header = c.Header.Clone() // alice, through the other process
+	content := pngBytes(t, 30, 20)
+
+	for _, first := range []string{"i", "t"} {
+		t.Run("/"+first+"/ asked first", func(t *testing.T) {
+			u := mustUpload(t, other, "a.png", content)
+			e.c.Do("GET", u.path(), nil).Expect(200)
+			e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
+			if _, ok := e.svc.links.get(u.hash()); !ok {
+				t.Fatal("a served short link was not remembered")
+			}
+
+			other.Do("DELETE", "/api/v1/files/"+u.ID, nil).Expect(200)
+			again := mustUpload(t, other, "a.png", content)
+			if again.hash() != u.hash() {
+				t.Fatalf("the same content got hash %s, then %s", u.hash(), again.hash())
+			}
+			second := map[string]string{"i": "t", "t": "i"}[first]
+			for _, p := range []string{"/" + first + "/" + u.hash(), "/" + second + "/" + u.hash()} {
+				r := e.c.Do("GET", p, nil).Expect(200)
+				if p[1] == 'i' && !bytes.Equal(r.Body, content) {
+					t.Fatalf("GET %s: the uploaded-again content was not served", p)
+				}
+			}
+
+			other.Do("DELETE", "/api/v1/files/"+again.ID, nil).Expect(200)
+			for _, p := range []string{"/i/", "/t/", "/f/"} {
+				e.c.Do("GET", p+u.hash(), nil).Expect(404)
+			}
+		})
+	}
+}
+
+func TestLinkCacheIsBounded(t *testing.T) {
+	c := newLinkCache()
+	for i := 0; i < 3*linkCacheSize; i++ {
+		c.put(itoa(i), linkTarget{key: "k"})
+		if n := c.len(); n > linkCacheSize {
+			t.Fatalf("%d entries after %d puts, want at most %d", n, i+1, linkCacheSize)
+		}
+	}
+	c.put("x", linkTarget{key: "x"})
+	if got, ok := c.get("x"); !ok || got.key != "x" {
+		t.Fatalf("get after put = %+v, %v", got, ok)
+	}
+	c.forget("x")
+	if _, ok := c.get("x"); ok {
+		t.Fatal("forget kept the entry")
+	}
+}
