@@ -170,6 +170,7 @@ func (b *Blog) generateSummary(ctx context.Context, log *slog.Logger, c *ai.Clie
 		log.Error("ai: store summary", "err", err)
 		return
 	}
+	b.markSiteChanged(ctx)
 	log.Info("ai: summary generated")
 }
 
@@ -200,6 +201,7 @@ func (b *Blog) generateTags(ctx context.Context, log *slog.Logger, c *ai.Client,
 		log.Error("ai: attach tags", "err", err)
 		return
 	}
+	b.markSiteChanged(ctx)
 	log.Info("ai: tags attached", "tags", names)
 }
 

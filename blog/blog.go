@@ -30,6 +30,8 @@ type Deps struct {
 	// AIHTTPClient sends the requests to the AI provider; nil means a client
 	// on http.DefaultTransport.
 	AIHTTPClient *http.Client
+	// Now is the blog's clock; nil means time.Now. Tests move it forward.
+	Now func() time.Time
 }
 
 // Blog serves the blog API.
@@ -62,6 +64,9 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	if err := d.DB.Migrate(ctx, "blog", migrations()); err != nil {
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		md:           newMarkdown(),
 		loginLimit:   httpx.NewRateLimiter(loginsPerMinute, time.Minute),
 		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
-		now:          time.Now,
+		now:          d.Now,
 	}
 	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
 	return b, nil

@@ -2,6 +2,7 @@ package blog
 
 import (
 	"net/http"
+	"strings"
 
 	"folio/httpx"
 )
@@ -15,7 +16,11 @@ func (b *Blog) Routes(mux *http.ServeMux) {
 		mux.Handle("OPTIONS "+pattern, http.HandlerFunc(b.preflight))
 	}
 	admin := func(pattern string, h httpx.HandlerFunc) {
-		mux.Handle(pattern, b.auth.RequireAdmin(env)(env.Handle(h)))
+		var next http.Handler = env.Handle(h)
+		if !strings.HasPrefix(pattern, "GET ") {
+			next = b.changesSite(next)
+		}
+		mux.Handle(pattern, b.auth.RequireAdmin(env)(next))
 	}
 
 	mux.Handle("POST /api/v1/admin/auth/login", b.loginLimit.Middleware(env)(env.Handle(b.handleLogin)))

@@ -17,8 +17,9 @@ import (
 // the comment form. Its routes answer only while render.render_mode is
 // classic; in headless mode they give the API's JSON 404.
 type Site struct {
-	b      *Blog
-	engine *templates.Engine
+	b       *Blog
+	engine  *templates.Engine
+	started time.Time // the site may look different after a restart (theme, file settings)
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built
@@ -27,7 +28,7 @@ func NewSite(b *Blog, e *templates.Engine) (*Site, error) {
 	if b == nil || e == nil {
 		return nil, errors.New("blog: NewSite needs a blog and a template engine")
 	}
-	return &Site{b: b, engine: e}, nil
+	return &Site{b: b, engine: e, started: b.now()}, nil
 }
 
 // Feed and search bounds.
@@ -191,12 +192,8 @@ func (s *Site) list(r *http.Request, kind string, v *templates.View, f postFilte
 	if n > pages {
 		return nil, httpx.NotFound()
 	}
-	var last time.Time
 	for _, it := range items {
 		v.Posts = append(v.Posts, siteSummary(it))
-		if c := postChangedAt(it); c.After(last) {
-			last = c
-		}
 	}
 	v.Pager = templates.Pager{Page: n, Pages: pages}
 	if n > 1 {
@@ -206,7 +203,7 @@ func (s *Site) list(r *http.Request, kind string, v *templates.View, f postFilte
 	if n < pages {
 		v.Pager.NextURL = pageURL(n + 1)
 	}
-	return s.renderHTML(kind, v, last)
+	return s.renderHTML(kind, v)
 }
 
 // sitePagedURL adds page=n to path and its other query parameters q, leaving
@@ -228,12 +225,12 @@ func sitePagedURL(path string, q url.Values) func(n int) string {
 	}
 }
 
-func (s *Site) renderHTML(kind string, v *templates.View, lastMod time.Time) (*answer, error) {
+func (s *Site) renderHTML(kind string, v *templates.View) (*answer, error) {
 	body, err := s.engine.Render(kind, v)
 	if err != nil {
 		return nil, err
 	}
-	return &answer{ctype: "text/html; charset=utf-8", body: body, lastMod: lastMod}, nil
+	return &answer{ctype: "text/html; charset=utf-8", body: body}, nil
 }
 
 func (s *Site) home(w http.ResponseWriter, r *http.Request) (*answer, error) {
@@ -294,18 +291,18 @@ func (s *Site) search(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	v.Meta.NoIndex = true
 	v.Meta.Canonical = v.Site.BaseURL + "/search"
 	if q == "" {
-		return s.renderHTML(templates.KindSearch, v, time.Time{})
+		return s.renderHTML(templates.KindSearch, v)
 	}
 	return s.list(r, templates.KindSearch, v, postFilter{Keyword: q}, sitePagedURL("/search", url.Values{"q": {q}}))
 }
 
 // postView renders a visible post with its approved comments and form.
-func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*templates.View, time.Time, error) {
+func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*templates.View, error) {
 	ctx := r.Context()
 	set := s.b.settings.Get(ctx)
 	v, err := s.view(r, p.Title)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	base := v.Site.BaseURL
 	v.Meta.Type = "article"
@@ -343,20 +340,16 @@ func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*
 	}
 	v.Post = post
 	v.Form = form
-	last := postChangedAt(p.PostItem)
 	if p.ShowComments {
 		comments, _, err := s.b.approvedComments(ctx, p.ID, httpx.Paging{Page: 1, Size: maxSiteComments})
 		if err != nil {
-			return nil, time.Time{}, err
+			return nil, err
 		}
 		for _, c := range comments {
 			v.Comments = append(v.Comments, templates.Comment{Author: c.Author, Content: c.Content, CreatedAt: c.CreatedAt})
-			if c.CreatedAt.After(last) {
-				last = c.CreatedAt
-			}
 		}
 	}
-	return v, last, nil
+	return v, nil
 }
 
 // commentNotice is shown after the redirect of a successful submission.
@@ -371,11 +364,11 @@ func (s *Site) post(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	if r.URL.Query().Get("comment") == "pending" {
 		form.Notice = commentNotice
 	}
-	v, last, err := s.postView(r, p, form)
+	v, err := s.postView(r, p, form)
 	if err != nil {
 		return nil, err
 	}
-	return s.renderHTML(templates.KindPost, v, last)
+	return s.renderHTML(templates.KindPost, v)
 }
 
 func (s *Site) page(w http.ResponseWriter, r *http.Request) (*answer, error) {
@@ -401,7 +394,7 @@ func (s *Site) page(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{ctype: "text/html; charset=utf-8", body: body, lastMod: p.UpdatedAt}, nil
+	return &answer{ctype: "text/html; charset=utf-8", body: body}, nil
 }
 
 // feed gathers the newest visible posts as a templates.Feed.
@@ -447,7 +440,7 @@ func (s *Site) rss(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{ctype: "application/rss+xml; charset=utf-8", body: body, lastMod: f.Updated}, nil
+	return &answer{ctype: "application/rss+xml; charset=utf-8", body: body}, nil
 }
 
 func (s *Site) atom(w http.ResponseWriter, r *http.Request) (*answer, error) {
@@ -459,7 +452,7 @@ func (s *Site) atom(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{ctype: "application/atom+xml; charset=utf-8", body: body, lastMod: f.Updated}, nil
+	return &answer{ctype: "application/atom+xml; charset=utf-8", body: body}, nil
 }
 
 func (s *Site) sitemap(w http.ResponseWriter, r *http.Request) (*answer, error) {
@@ -506,7 +499,7 @@ func (s *Site) sitemap(w http.ResponseWriter, r *http.Request) (*answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &answer{ctype: "application/xml; charset=utf-8", body: body, lastMod: last}, nil
+	return &answer{ctype: "application/xml; charset=utf-8", body: body}, nil
 }
 
 func (s *Site) robots(w http.ResponseWriter, r *http.Request) (*answer, error) {

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"folio/httpx"
 	"folio/templates"
@@ -80,7 +79,7 @@ func sentenceCase(s string) string {
 
 // rejectComment shows the post again with the form's errors, never cached.
 func (s *Site) rejectComment(w http.ResponseWriter, r *http.Request, p *Post, form templates.CommentForm, status int) (*answer, error) {
-	v, _, err := s.postView(r, p, form)
+	v, err := s.postView(r, p, form)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +87,7 @@ func (s *Site) rejectComment(w http.ResponseWriter, r *http.Request, p *Post, fo
 	// Show the comment area even on a post that hides it, so the reason
 	// ("comments are closed") is on the page.
 	v.Post.ShowComments = true
-	a, err := s.renderHTML(templates.KindPost, v, time.Time{})
+	a, err := s.renderHTML(templates.KindPost, v)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"folio/auth/authtest"
 	"folio/blog"
@@ -22,7 +24,27 @@ import (
 // unmatched paths go to Site.NotFound.
 type siteEnv struct {
 	*env
-	site *blog.Site
+	site  *blog.Site
+	clock *testClock
+}
+
+// testClock is the blog's clock in site tests: real time, plus what the
+// test has skipped ahead.
+type testClock struct {
+	mu   sync.Mutex
+	skip time.Duration
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.skip)
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.skip += d
+	c.mu.Unlock()
 }
 
 func newSiteEnv(t testing.TB) *siteEnv {
@@ -34,8 +56,9 @@ func newSiteEnv(t testing.TB) *siteEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock := &testClock{}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +80,7 @@ func newSiteEnv(t testing.TB) *siteEnv {
 	e.admin = e.anon.Clone()
 	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
-	return &siteEnv{env: e, site: site}
+	return &siteEnv{env: e, site: site, clock: clock}
 }
 
 // setMode switches render.render_mode through the settings API.

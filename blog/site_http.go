@@ -15,17 +15,16 @@ import (
 // answer is a rendered response of the classic site, kept whole in memory so
 // that its ETag can be computed and nothing half-written goes out.
 type answer struct {
-	status  int
-	ctype   string
-	body    []byte
-	lastMod time.Time // zero: no Last-Modified
+	status int
+	ctype  string
+	body   []byte
 }
 
 // siteHandler renders one classic-mode page.
 type siteHandler func(w http.ResponseWriter, r *http.Request) (*answer, error)
 
 // handle adapts h: in headless mode it answers the JSON 404 of the API, an
-// error becomes the HTML error page, and a rendered answer goes out with
+// error becomes the HTML error page, and a rendered page goes out with
 // ETag and Last-Modified, or as 304 when the client's copy is current.
 func (s *Site) handle(h siteHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +40,15 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		if a == nil { // the handler answered itself (a redirect)
 			return
 		}
-		s.write(w, r, a)
+		var changed time.Time
+		if a.status == 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			// Without the time the page goes out without Last-Modified.
+			changed, err = s.b.siteChangedAt(r.Context(), s.b.now(), s.started)
+			if err != nil {
+				s.b.logger.Error("blog: site changed time", "err", err)
+			}
+		}
+		s.write(w, r, a, changed)
 	})
 }
 
@@ -57,7 +64,11 @@ func (s *Site) classic(r *http.Request) bool {
 const siteCSP = "default-src 'self'; script-src 'none'; object-src 'none'; img-src * data:; " +
 	"style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 
-func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer) {
+// write sends a. changed, when not zero, is when the site last changed: it
+// becomes Last-Modified, unless that falls in the current second, where a
+// further change in the same second would carry the same HTTP date and a
+// client holding this page would be told, wrongly, that it is current.
+func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed time.Time) {
 	h := w.Header()
 	if strings.HasPrefix(a.ctype, "text/html") {
 		h.Set("Content-Security-Policy", siteCSP)
@@ -71,14 +82,17 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer) {
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-cache")
 	}
-	if !a.lastMod.IsZero() {
-		h.Set("Last-Modified", a.lastMod.UTC().Format(http.TimeFormat))
+	changed = changed.Truncate(time.Second)
+	if !changed.IsZero() && changed.Before(s.b.now().Truncate(time.Second)) {
+		h.Set("Last-Modified", changed.UTC().Format(http.TimeFormat))
+	} else {
+		changed = time.Time{}
 	}
 	status := a.status
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if status == http.StatusOK && notModified(r, etag) {
+	if status == http.StatusOK && notModified(r, etag, changed) {
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -90,15 +104,18 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer) {
 	}
 }
 
-// notModified reports whether the client's copy, named by If-None-Match, is
-// the current body. If-Modified-Since alone is not trusted: every page also
-// shows the sidebar and settings, which carry no date, and a scheduled post
-// appears without any row changing, so a date comparison could keep a
-// stale page; the ETag is a hash of the body and cannot.
-func notModified(r *http.Request, etag string) bool {
+// notModified reports whether the client's copy is the current body:
+// If-None-Match names it by ETag (a hash of the body), and when absent
+// If-Modified-Since by date (RFC 9110 13.1.3), against changed, the site's
+// last change (zero: no date was sent, so none can match).
+func notModified(r *http.Request, etag string, changed time.Time) bool {
 	inm := r.Header.Get("If-None-Match")
 	if inm == "" {
-		return false
+		if changed.IsZero() {
+			return false
+		}
+		since, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
+		return err == nil && !changed.After(since)
 	}
 	for _, t := range strings.Split(inm, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")

@@ -259,14 +259,26 @@ func TestSiteCommentLimitIsFiveAMinute(t *testing.T) {
 func TestSiteConditionalGet(t *testing.T) {
 	e := newSiteEnv(t)
 	p, _, _ := e.seedSite()
-	for _, path := range []string{"/", "/posts/hello-world", "/pages/about", "/feed.xml", "/atom.xml", "/sitemap.xml"} {
+	paths := []string{"/", "/posts/hello-world", "/pages/about", "/categories/field-notes", "/tags/golang",
+		"/search?q=hello", "/feed.xml", "/atom.xml", "/sitemap.xml", "/robots.txt"}
+
+	// Within the second of the last change a date could not tell a further
+	// change in that second apart: no Last-Modified yet, only the ETag.
+	r := e.anon.Do("GET", "/", nil).Expect(200)
+	if lm := r.Header.Get("Last-Modified"); lm != "" {
+		t.Fatalf("Last-Modified %q in the second of the change", lm)
+	}
+	e.anon.Do("GET", "/", nil, "If-None-Match", r.Header.Get("ETag")).Expect(304)
+
+	e.clock.advance(2 * time.Second)
+	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {
 			r := e.anon.Do("GET", path, nil).Expect(200)
-			etag := r.Header.Get("ETag")
-			if etag == "" || r.Header.Get("Last-Modified") == "" {
-				t.Fatalf("ETag %q, Last-Modified %q", etag, r.Header.Get("Last-Modified"))
+			etag, lm := r.Header.Get("ETag"), r.Header.Get("Last-Modified")
+			if etag == "" || lm == "" {
+				t.Fatalf("ETag %q, Last-Modified %q", etag, lm)
 			}
-			if _, err := http.ParseTime(r.Header.Get("Last-Modified")); err != nil {
+			if _, err := http.ParseTime(lm); err != nil {
 				t.Errorf("Last-Modified: %v", err)
 			}
 			nm := e.anon.Do("GET", path, nil, "If-None-Match", etag).Expect(304)
@@ -274,13 +286,57 @@ func TestSiteConditionalGet(t *testing.T) {
 				t.Errorf("304 with body %q or ETag %q", nm.Body, nm.Header.Get("ETag"))
 			}
 			e.anon.Do("GET", path, nil, "If-None-Match", `"other"`).Expect(200)
+			e.anon.Do("GET", path, nil, "If-Modified-Since", lm).Expect(304)
+			e.anon.Do("HEAD", path, nil, "If-Modified-Since", lm).Expect(304)
+			e.anon.Do("GET", path, nil, "If-Modified-Since", "Mon, 02 Jan 2006 15:04:05 GMT").Expect(200)
+			e.anon.Do("GET", path, nil, "If-Modified-Since", "yesterday").Expect(200)
+			// If-None-Match wins over If-Modified-Since (RFC 9110 13.1.3).
+			e.anon.Do("GET", path, nil, "If-None-Match", `"other"`, "If-Modified-Since", lm).Expect(200)
 		})
 	}
-	// An edit changes the body and so the ETag.
-	r := e.anon.Do("GET", "/posts/hello-world", nil).Expect(200)
-	data(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]string{"title": "Hello again"}), 200, nil)
-	r2 := e.anon.Do("GET", "/posts/hello-world", nil, "If-None-Match", r.Header.Get("ETag")).Expect(200)
-	siteHas(t, "edited post", string(r2.Body), "Hello again")
+
+	// Every kind of administrator change, and a scheduled post coming due,
+	// moves Last-Modified on: a client holding the old date gets the page.
+	changes := []struct {
+		name   string
+		change func()
+	}{
+		{"post edited", func() {
+			data(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]string{"title": "Hello again"}), 200, nil)
+		}},
+		{"settings", func() {
+			e.putSettings(map[string]any{"site": map[string]any{"footer": "New footer"}})
+		}},
+		{"friend link", func() {
+			data(t, e.admin.Do("POST", "/api/v1/admin/friend-links", map[string]any{"name": "Peer", "url": "https://peer.example/", "is_active": true}), 201, nil)
+		}},
+		{"tag created", func() {
+			data(t, e.admin.Do("POST", "/api/v1/admin/tags", map[string]any{"name": "Fresh"}), 201, nil)
+		}},
+		{"scheduled post due", func() {
+			at := e.clock.now().Add(time.Minute).UTC().Format(time.RFC3339)
+			data(t, e.admin.Do("POST", "/api/v1/admin/posts", map[string]any{"title": "Scheduled", "status": "published", "published_at": at}), 201, nil)
+			e.clock.advance(2 * time.Second)
+			r := e.anon.Do("GET", "/", nil).Expect(200) // the date before it is due
+			e.clock.advance(2 * time.Minute)
+			e.anon.Do("GET", "/", nil, "If-Modified-Since", r.Header.Get("Last-Modified")).Expect(200)
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			e.clock.advance(2 * time.Second)
+			before := e.anon.Do("GET", "/", nil).Expect(200).Header.Get("Last-Modified")
+			c.change()
+			// Read at once, in the same second as the change: never a 304.
+			e.anon.Do("GET", "/", nil, "If-Modified-Since", before).Expect(200)
+			e.clock.advance(2 * time.Second)
+			r := e.anon.Do("GET", "/", nil, "If-Modified-Since", before).Expect(200)
+			if after := r.Header.Get("Last-Modified"); after == before || after == "" {
+				t.Fatalf("Last-Modified %q after the change, %q before", after, before)
+			}
+		})
+	}
+	siteHas(t, "edited post", e.html("/posts/hello-world", 200), "Hello again")
 }
 
 func TestSitePostPageHasMetaTOCAndComments(t *testing.T) {

@@ -1,0 +1,92 @@
+package blog
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"strconv"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// siteChangedKey names the meta row holding when an administrator last
+// changed anything the classic site shows (unix microseconds). It lives in
+// the database so that every process sharing it sees the same time.
+const siteChangedKey = "blog.site_changed"
+
+// markSiteChanged records that the site's content changed now. A failure
+// only costs conditional requests their 304 until the next change, so it
+// is logged, not returned.
+func (b *Blog) markSiteChanged(ctx context.Context) {
+	_, err := b.db.Exec(context.WithoutCancel(ctx), `INSERT INTO meta (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		siteChangedKey, strconv.FormatInt(sqlstore.FromTime(b.now()), 10))
+	if err != nil {
+		b.logger.Error("blog: mark the site changed", "err", err)
+	}
+}
+
+// siteChangedAt is when the classic site last changed as of now: the
+// newest of the last administrator change, the newest publication time
+// that has passed (a scheduled post appears without any write), and since,
+// the start of this process (templates and file settings change only with
+// a restart). Every page and feed shares it: each also shows the
+// navigation and the settings.
+func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time) (time.Time, error) {
+	var stamp sql.NullString
+	var published sql.NullInt64
+	err := b.db.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = $1),
+		(SELECT MAX(p.published_at) FROM posts p WHERE `+publicCond+`$2)`,
+		siteChangedKey, sqlstore.FromTime(now)).Scan(&stamp, &published)
+	if err != nil {
+		return time.Time{}, err
+	}
+	last := since
+	if us, err := strconv.ParseInt(stamp.String, 10, 64); err == nil {
+		if t := sqlstore.Time(us); t.After(last) {
+			last = t
+		}
+	}
+	if published.Valid {
+		if t := sqlstore.Time(published.Int64); t.After(last) {
+			last = t
+		}
+	}
+	return last, nil
+}
+
+// changesSite wraps an administrator's write: once it has succeeded, and
+// before its answer leaves, the site is marked changed, so that a client
+// reading a page right after the answer never gets a stale 304.
+func (b *Blog) changesSite(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&markingWriter{ResponseWriter: w, mark: func() { b.markSiteChanged(r.Context()) }}, r)
+	})
+}
+
+// markingWriter calls mark when a success status is written.
+type markingWriter struct {
+	http.ResponseWriter
+	mark   func()
+	headed bool
+}
+
+func (w *markingWriter) WriteHeader(code int) {
+	if !w.headed {
+		w.headed = true
+		if code < 400 {
+			w.mark()
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *markingWriter) Write(p []byte) (int, error) {
+	if !w.headed {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *markingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
