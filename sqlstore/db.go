@@ -130,7 +130,7 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	db, err := sql.Open("postgres", dsn)
+	db, err := sql.Open("postgres", withBinaryParameters(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 	}
@@ -142,6 +142,28 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("sqlstore: connect to postgres: %w", mapError(err))
 	}
 	return &DB{dialect: Postgres, read: db, write: db}, nil
+}
+
+// withBinaryParameters turns on lib/pq's binary_parameters unless the DSN
+// says otherwise. With it a query with arguments costs one round trip
+// instead of two (no separate Parse/Describe before Bind), which halves the
+// latency of most requests; Folio binds no argument whose meaning changes
+// in binary form. The DSN may be a URL or key=value pairs.
+func withBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn // pq reports the bad DSN itself
+		}
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return strings.TrimSpace(dsn + " binary_parameters=yes")
 }
 
 // Dialect reports which database this is.

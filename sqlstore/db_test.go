@@ -205,3 +205,20 @@ func TestPingAndDialect(t *testing.T) {
 		t.Fatalf("Dialect = %v, want %v", db.Dialect(), want)
 	}
 }
+
+func TestPostgresDSNGetsBinaryParameters(t *testing.T) {
+	tests := []struct{ dsn, want string }{
+		{"postgres://u@127.0.0.1:5432/folio?sslmode=disable", "postgres://u@127.0.0.1:5432/folio?binary_parameters=yes&sslmode=disable"},
+		{"postgresql://u@h/db", "postgresql://u@h/db?binary_parameters=yes"},
+		{"host=127.0.0.1 dbname=folio sslmode=disable", "host=127.0.0.1 dbname=folio sslmode=disable binary_parameters=yes"},
+		{"", "binary_parameters=yes"},
+		// The operator's choice stands.
+		{"postgres://u@h/db?binary_parameters=no", "postgres://u@h/db?binary_parameters=no"},
+		{"dbname=folio binary_parameters=no", "dbname=folio binary_parameters=no"},
+	}
+	for _, tt := range tests {
+		if got := sqlstore.WithBinaryParameters(tt.dsn); got != tt.want {
+			t.Errorf("withBinaryParameters(%q) = %q, want %q", tt.dsn, got, tt.want)
+		}
+	}
+}
