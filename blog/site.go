@@ -20,6 +20,7 @@ type Site struct {
 	b       *Blog
 	engine  *templates.Engine
 	started time.Time // the site may look different after a restart (theme, file settings)
+	cache   *pageCache
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built
@@ -28,7 +29,7 @@ func NewSite(b *Blog, e *templates.Engine) (*Site, error) {
 	if b == nil || e == nil {
 		return nil, errors.New("blog: NewSite needs a blog and a template engine")
 	}
-	return &Site{b: b, engine: e, started: b.now()}, nil
+	return &Site{b: b, engine: e, started: b.now(), cache: newPageCache()}, nil
 }
 
 // Feed and search bounds.

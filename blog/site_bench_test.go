@@ -11,7 +11,8 @@ import (
 // BenchmarkSite measures the classic site end to end over loopback HTTP:
 // 16 concurrent clients (SetParallelism(8) on 2 CPUs; more where GOMAXPROCS
 // is higher) against a blog of 50 posts with tags, categories, a page and
-// comments. Run: go test -run '^$' -bench BenchmarkSite -benchtime 5s ./blog/
+// comments, each page both rendered and served from the page cache.
+// Run: go test -run '^$' -bench BenchmarkSite -benchtime 5s ./blog/
 func BenchmarkSite(b *testing.B) {
 	e := newSiteEnv(b)
 	e.seedSite()
@@ -23,8 +24,42 @@ func BenchmarkSite(b *testing.B) {
 			"content_markdown", "## One\n\nSome *text* with a [link](https://example.test).\n\n## Two\n\n```go\nfunc main() {}\n```\n")
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
-	for _, path := range []string{"/", "/posts/hello-world"} {
-		b.Run(path, func(b *testing.B) {
+	for _, tc := range []struct {
+		path   string
+		cached bool
+	}{{"/", false}, {"/posts/hello-world", false}, {"/", true}, {"/posts/hello-world", true}} {
+		name := tc.path + " rendered"
+		if tc.cached {
+			name = tc.path + " cached"
+		}
+		path := tc.path
+		b.Run(name, func(b *testing.B) {
+			// Pages are cached only once the last change is 2 s old: a
+			// change every half second keeps every request rendering.
+			if tc.cached {
+				e.clock.advance(3 * time.Second)
+			} else {
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				change := func() {
+					e.putSettings(map[string]any{"site": map[string]any{"footer": fmt.Sprint("Footer ", time.Now().UnixNano())}})
+				}
+				change()
+				go func() {
+					defer close(done)
+					t := time.NewTicker(500 * time.Millisecond)
+					defer t.Stop()
+					for {
+						select {
+						case <-stop:
+							return
+						case <-t.C:
+							change()
+						}
+					}
+				}()
+				defer func() { close(stop); <-done }()
+			}
 			url := e.anon.Base + path
 			b.SetParallelism(8)
 			b.ResetTimer()

@@ -32,6 +32,30 @@ func (s *Site) handle(h siteHandler) http.Handler {
 			httpx.B.Error(w, r, httpx.NotFound())
 			return
 		}
+		// GET and HEAD pages are dated by the site's last change and, once
+		// it has settled, cached for it. Without the time a page is still
+		// served, just neither dated nor cached.
+		var changed time.Time
+		var key string
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			now := s.b.now()
+			// The copyright line shows the year: a new year is a change.
+			since := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, now.Location())
+			if s.started.After(since) {
+				since = s.started
+			}
+			c, err := s.b.siteChangedAt(r.Context(), now, since)
+			if err != nil {
+				s.b.logger.Error("blog: site changed time", "err", err)
+			} else if now.Sub(c) >= settledAfter {
+				changed = c
+				key = httpx.BaseURL(r) + r.URL.RequestURI()
+				if a := s.cache.get(key, changed); a != nil {
+					s.write(w, r, a, changed)
+					return
+				}
+			}
+		}
 		a, err := h(w, r)
 		if err != nil {
 			s.fail(w, r, err)
@@ -40,13 +64,10 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		if a == nil { // the handler answered itself (a redirect)
 			return
 		}
-		var changed time.Time
-		if a.status == 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			// Without the time the page goes out without Last-Modified.
-			changed, err = s.b.siteChangedAt(r.Context(), s.b.now(), s.started)
-			if err != nil {
-				s.b.logger.Error("blog: site changed time", "err", err)
-			}
+		if a.status != 0 {
+			changed = time.Time{}
+		} else if key != "" {
+			s.cache.put(key, changed, a)
 		}
 		s.write(w, r, a, changed)
 	})
@@ -64,10 +85,8 @@ func (s *Site) classic(r *http.Request) bool {
 const siteCSP = "default-src 'self'; script-src 'none'; object-src 'none'; img-src * data:; " +
 	"style-src 'self' 'unsafe-inline'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
 
-// write sends a. changed, when not zero, is when the site last changed: it
-// becomes Last-Modified, unless that falls in the current second, where a
-// further change in the same second would carry the same HTTP date and a
-// client holding this page would be told, wrongly, that it is current.
+// write sends a. changed, when not zero, is when the site last changed, at
+// least settledAfter ago: it becomes Last-Modified.
 func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed time.Time) {
 	h := w.Header()
 	if strings.HasPrefix(a.ctype, "text/html") {
@@ -83,10 +102,8 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed 
 		h.Set("Cache-Control", "no-cache")
 	}
 	changed = changed.Truncate(time.Second)
-	if !changed.IsZero() && changed.Before(s.b.now().Truncate(time.Second)) {
+	if !changed.IsZero() {
 		h.Set("Last-Modified", changed.UTC().Format(http.TimeFormat))
-	} else {
-		changed = time.Time{}
 	}
 	status := a.status
 	if status == 0 {

@@ -339,6 +339,30 @@ func TestSiteConditionalGet(t *testing.T) {
 	siteHas(t, "edited post", e.html("/posts/hello-world", 200), "Hello again")
 }
 
+// Pages are cached for the site's change time: a write that bypasses the
+// API (and so marks nothing) stays unseen, while any API change shows at
+// the next request, dated or not.
+func TestSitePagesAreCachedUntilTheSiteChanges(t *testing.T) {
+	e := newSiteEnv(t)
+	p, _, _ := e.seedSite()
+	e.clock.advance(3 * time.Second)
+	siteHas(t, "first render", e.html("/posts/hello-world", 200), "Hello world")
+
+	e.exec("UPDATE posts SET title = 'Changed behind the API' WHERE id = $1", p.ID)
+	cached := e.html("/posts/hello-world", 200)
+	siteHas(t, "cached page", cached, "Hello world")
+	siteLacks(t, "cached page", cached, "Changed behind the API")
+	if r := e.anon.Do("HEAD", "/posts/hello-world", nil).Expect(200); len(r.Body) != 0 || r.Header.Get("Last-Modified") == "" {
+		t.Fatalf("HEAD from the cache: %d body bytes, Last-Modified %q", len(r.Body), r.Header.Get("Last-Modified"))
+	}
+
+	data(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]string{"summary": "Edited"}), 200, nil)
+	siteHas(t, "right after a change", e.html("/posts/hello-world", 200), "Changed behind the API")
+	e.clock.advance(3 * time.Second)
+	siteHas(t, "settled after a change", e.html("/posts/hello-world", 200), "Changed behind the API")
+
+}
+
 func TestSitePostPageHasMetaTOCAndComments(t *testing.T) {
 	e := newSiteEnv(t)
 	e.putSettings(map[string]any{"site": map[string]any{"site_name": "My Blog", "icp": "ICP-42", "footer": "Made with care",

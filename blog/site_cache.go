@@ -1,0 +1,88 @@
+package blog
+
+import (
+	"sync"
+	"time"
+)
+
+// Bounds of the rendered-page cache: enough for the pages anonymous
+// visitors ask for most (home, recent posts, feeds), small enough for an
+// embedded host.
+const (
+	pageCacheEntries = 256
+	pageCacheBytes   = 4 << 20
+)
+
+// settledAfter is how old the site's last change must be before a page
+// rendered now may be cached or dated: another process's settings change
+// reaches this one's settings store only within sqlstore.RefreshInterval,
+// and HTTP dates have whole seconds.
+const settledAfter = 2 * time.Second
+
+// pageCache keeps rendered classic pages for the site's current change
+// time. Every change that could alter a page moves that time on (see
+// siteChangedAt), so an entry made for an older time is never served:
+// there is nothing to invalidate, across processes too.
+type pageCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedPage
+	bytes   int
+}
+
+type cachedPage struct {
+	changed time.Time
+	a       *answer
+}
+
+func newPageCache() *pageCache {
+	return &pageCache{entries: map[string]cachedPage{}}
+}
+
+// get returns the page cached under key for the change time changed.
+func (c *pageCache) get(key string, changed time.Time) *answer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || !e.changed.Equal(changed) {
+		return nil
+	}
+	return e.a
+}
+
+// put caches a for key; pages larger than an eighth of the budget are not
+// kept. When full, entries of older change times go first, then any.
+func (c *pageCache) put(key string, changed time.Time, a *answer) {
+	size := len(key) + len(a.body)
+	if size > pageCacheBytes/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.entries[key]; ok {
+		c.bytes -= len(key) + len(old.a.body)
+		delete(c.entries, key)
+	}
+	if len(c.entries) >= pageCacheEntries || c.bytes+size > pageCacheBytes {
+		for k, e := range c.entries {
+			if !e.changed.Equal(changed) {
+				c.bytes -= len(k) + len(e.a.body)
+				delete(c.entries, k)
+			}
+		}
+	}
+	for k, e := range c.entries {
+		if len(c.entries) < pageCacheEntries && c.bytes+size <= pageCacheBytes {
+			break
+		}
+		c.bytes -= len(k) + len(e.a.body)
+		delete(c.entries, k)
+	}
+	c.entries[key] = cachedPage{changed: changed, a: a}
+	c.bytes += size
+}
+
+func (c *pageCache) len() (entries, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), c.bytes
+}

@@ -1,0 +1,46 @@
+package blog
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestPageCacheIsBounded(t *testing.T) {
+	c := newPageCache()
+	t0 := time.Unix(1000, 0)
+	big := &answer{body: bytes.Repeat([]byte("x"), pageCacheBytes/16)}
+	for i := 0; i < 3*pageCacheEntries; i++ {
+		a := &answer{body: []byte("small")}
+		if i%2 == 0 {
+			a = big
+		}
+		c.put(fmt.Sprint("/p", i), t0, a)
+		if n, b := c.len(); n > pageCacheEntries || b > pageCacheBytes {
+			t.Fatalf("after %d puts: %d entries, %d bytes", i+1, n, b)
+		}
+	}
+	c.put("/huge", t0, &answer{body: bytes.Repeat([]byte("x"), pageCacheBytes/4)})
+	if c.get("/huge", t0) != nil {
+		t.Fatal("a page over an eighth of the budget was kept")
+	}
+}
+
+func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
+	c := newPageCache()
+	t0, t1 := time.Unix(1000, 0), time.Unix(2000, 0)
+	a := &answer{body: []byte("page")}
+	c.put("/", t0, a)
+	if c.get("/", t0) != a {
+		t.Fatal("miss for the change time it was cached for")
+	}
+	if c.get("/", t1) != nil {
+		t.Fatal("served for a later change time")
+	}
+	// Replacing an entry keeps the byte count right.
+	c.put("/", t1, &answer{body: []byte("newer page")})
+	if n, b := c.len(); n != 1 || b != len("/")+len("newer page") {
+		t.Fatalf("%d entries, %d bytes after replacing", n, b)
+	}
+}
