@@ -12,8 +12,7 @@ func (b *Blog) Routes(mux *http.ServeMux) {
 	env := httpx.B
 	// Public reads: CORS when render.enable_cors (never with credentials).
 	pub := func(pattern string, h httpx.HandlerFunc) {
-		mux.Handle("GET "+pattern, b.cors(env.Handle(h)))
-		mux.Handle("OPTIONS "+pattern, http.HandlerFunc(b.preflight))
+		b.PublicGET(mux, pattern, env.Handle(h))
 	}
 	admin := func(pattern string, h httpx.HandlerFunc) {
 		var next http.Handler = env.Handle(h)
@@ -102,6 +101,14 @@ func (b *Blog) postSubroute(bySlug, comments httpx.HandlerFunc) httpx.HandlerFun
 
 // cors lets any origin read a public endpoint when render.enable_cors is
 // on. No credentials are ever allowed: these answers are the same for all.
+// PublicGET registers a public read at path: GET (and HEAD) carrying the
+// CORS header when render.enable_cors is on, and its preflight. cmd/folio
+// registers the health check with it, a public read too.
+func (b *Blog) PublicGET(mux *http.ServeMux, path string, h http.Handler) {
+	mux.Handle("GET "+path, b.cors(h))
+	mux.Handle("OPTIONS "+path, http.HandlerFunc(b.preflight))
+}
+
 func (b *Blog) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if b.settings.Get(r.Context()).Render.EnableCORS {

@@ -90,6 +90,9 @@ func checkText(field, s string, required bool, max int) error {
 	if !utf8.ValidString(s) {
 		return httpx.Unprocessable(field, "must be valid UTF-8")
 	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return httpx.Unprocessable(field, "must not contain NUL characters")
+	}
 	return nil
 }
 

@@ -103,6 +103,7 @@ func TestAsError(t *testing.T) {
 		{"unknown", secret, 500, "internal server error"},
 		{"conflict sentinel is a 409", sqlstore.ErrConflict, 409, "resource conflict"},
 		{"foreign key sentinel is a 422", sqlstore.ErrForeignKey, 422, "a referenced resource does not exist"},
+		{"unstorable text is a 400", fmt.Errorf("insert: %w", sqlstore.ErrInvalidText), 400, "invalid request payload"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

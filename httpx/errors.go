@@ -76,6 +76,8 @@ func AsError(err error) *Error {
 		return &Error{Status: http.StatusConflict, Msg: "resource conflict", Err: err}
 	case errors.Is(err, sqlstore.ErrForeignKey):
 		return &Error{Status: http.StatusUnprocessableEntity, Msg: "a referenced resource does not exist", Err: err}
+	case errors.Is(err, sqlstore.ErrInvalidText):
+		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
 	}
 	return Internal(err)
 }

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -169,11 +171,29 @@ func (h *headerRecorder) Header() http.Header         { return h.h }
 func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
 
+// cleanPath reports whether p is in the canonical form the mux wants: no
+// empty, "." or ".." segments (a trailing slash is fine).
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}
+
 // Fallback serves mux, but when no pattern matches it asks miss to answer
 // instead of the mux's plain-text 404 or 405. For a 405 the Allow header is
-// already set on w when miss runs.
+// already set on w when miss runs. A redirect of an unclean /api/ path
+// ("//", "/./") is a 404 too.
 func Fallback(mux *http.ServeMux, miss func(w http.ResponseWriter, r *http.Request, status int)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The mux redirects unclean paths ("//", "/./") to their clean
+		// form. API clients get no HTML redirect: the path they sent names
+		// nothing.
+		if strings.HasPrefix(r.URL.Path, "/api/") && !cleanPath(r.URL.Path) {
+			miss(w, r, http.StatusNotFound)
+			return
+		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			mux.ServeHTTP(w, r)

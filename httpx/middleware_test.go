@@ -161,6 +161,7 @@ func TestFallback(t *testing.T) {
 	})
 	mux.HandleFunc("DELETE /things/{id}", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
 	mux.HandleFunc("GET /dir/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dir") })
+	mux.HandleFunc("GET /api/things", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api") })
 	var missed int
 	h := Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) {
 		missed = status
@@ -177,6 +178,9 @@ func TestFallback(t *testing.T) {
 		{"unknown path is a miss", "GET", "/nope", 404, 404, `"code":40400`},
 		{"wrong method is a 405 miss", "POST", "/things/7", 405, 405, `"code":40500`},
 		{"subtree redirect left to the mux", "GET", "/dir", http.StatusTemporaryRedirect, 0, "/dir/"},
+		{"unclean site path redirected", "GET", "/dir//x", http.StatusTemporaryRedirect, 0, "/dir/x"},
+		{"unclean API path is a miss", "GET", "/api//things", 404, 404, `"code":40400`},
+		{"dot segment in an API path is a miss", "GET", "/api/./things", 404, 404, `"code":40400`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

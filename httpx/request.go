@@ -1,12 +1,15 @@
 package httpx
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"folio/sqlstore"
 )
@@ -17,21 +20,44 @@ const MaxJSONBody = 1 << 20
 // DecodeJSON reads one JSON value into dst from a body of at most
 // MaxJSONBody bytes. Malformed JSON, wrong types and trailing data are all
 // 400 "invalid request payload". Unknown fields are ignored, so a client may
-// send back what it read.
+// send back what it read. A NUL character in a string is refused too:
+// PostgreSQL cannot store one, and text should not depend on the backend.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	body := http.MaxBytesReader(w, r.Body, MaxJSONBody)
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(dst); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Msg: "request body too large", Err: err}
 		}
 		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
 	}
+	if hasEscapedNUL(body) {
+		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: errors.New("NUL character in a JSON string")}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(dst); err != nil {
+		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
+	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: errors.New("trailing data after JSON value")}
 	}
 	return nil
+}
+
+// hasEscapedNUL reports whether JSON text holds the escape \u0000: the only
+// way a NUL can appear in valid JSON, which forbids raw control characters
+// in strings. An escaped backslash followed by "u0000" is plain text.
+func hasEscapedNUL(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if i+5 < len(b) && b[i+1] == 'u' && string(b[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // skip the escaped character, a backslash included
+	}
+	return false
 }
 
 // Paging is a page number (from 1) and a page size.
@@ -109,4 +135,43 @@ func QueryID(r *http.Request, name string) (string, error) {
 		return "", BadRequest("invalid query parameter " + name)
 	}
 	return s, nil
+}
+
+// ValidQuery refuses a request whose query string, once decoded, holds a
+// NUL or invalid UTF-8: no column can store or match such text, and
+// PostgreSQL fails the whole query on it, so it is the client's error on
+// every backend. API paths answer 400 in the envelope pick chooses, other
+// paths in plain text.
+func ValidQuery(pick func(r *http.Request) Envelope) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.RawQuery != "" && !validQueryText(r.URL.RawQuery) {
+				err := BadRequest("invalid query string")
+				if strings.HasPrefix(r.URL.Path, "/api/") {
+					pick(r).Error(w, r, err)
+				} else {
+					http.Error(w, err.Msg, err.Status)
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func validQueryText(raw string) bool {
+	// On malformed escapes ParseQuery still returns the pairs it could
+	// decode, which are what handlers see (r.URL.Query drops the rest).
+	q, _ := url.ParseQuery(raw)
+	for k, vs := range q {
+		if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
+			return false
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,6 +29,10 @@ func TestDecodeJSON(t *testing.T) {
 		{"trailing object", `{"name":"a"}{"name":"b"}`, 400},
 		{"trailing garbage", `{"name":"a"} x`, 400},
 		{"too large", `{"name":"` + strings.Repeat("a", MaxJSONBody) + `"}`, 413},
+		{"NUL in a string", `{"name":"a\u0000"}`, 400},
+		{"NUL escape in upper case", `{"name":"\U0000"}`, 400},
+		{"escaped backslash then u0000 is text", `{"name":"\\u0000"}`, 0},
+		{"other escapes", `{"name":"\u0001\n\"\\"}`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,3 +164,31 @@ func TestQueryBoolAndID(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestValidQuery(t *testing.T) {
+	h := ValidQuery(func(*http.Request) Envelope { return B })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	}))
+	tests := []struct {
+		target string
+		status int
+		body   string
+	}{
+		{"/api/v1/posts?keyword=caf%C3%A9&page=2", 200, "ok"},
+		{"/api/v1/posts", 200, "ok"},
+		{"/api/v1/posts?keyword=%00", 400, `"msg":"invalid query string"`},
+		{"/api/v1/posts?keyword=%ff", 400, `"code":400`},
+		{"/api/v1/posts?%00=x", 400, `"code":400`},
+		{"/api/v1/posts?bad=%zz&keyword=%00", 400, `"code":400`},
+		{"/api/v1/posts?bad=%zz", 200, "ok"},
+		{"/search?q=%00", 400, "invalid query string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			w := serve(h, httptest.NewRequest("GET", tt.target, nil))
+			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.body) {
+				t.Fatalf("got %d %q, want %d containing %q", w.Code, w.Body, tt.status, tt.body)
+			}
+		})
+	}
+}

@@ -48,6 +48,9 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrConflict   = errors.New("conflict")
 	ErrForeignKey = errors.New("referenced row does not exist")
+	// ErrInvalidText: the database refused text it cannot store (a NUL
+	// character or invalid UTF-8), which came from a client.
+	ErrInvalidText = errors.New("text the database cannot store")
 )
 
 // Querier is what both *DB and *Tx offer, so store functions can run inside
@@ -285,6 +288,8 @@ func mapError(err error) error {
 			return fmt.Errorf("%w: %v", ErrConflict, err)
 		case "23503":
 			return fmt.Errorf("%w: %v", ErrForeignKey, err)
+		case "22021", "22P05": // character_not_in_repertoire, untranslatable_character
+			return fmt.Errorf("%w: %v", ErrInvalidText, err)
 		}
 	}
 	return err

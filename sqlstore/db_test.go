@@ -222,3 +222,30 @@ func TestPostgresDSNGetsBinaryParameters(t *testing.T) {
 		}
 	}
 }
+
+// PostgreSQL refuses NUL characters and invalid UTF-8 in text; that surfaces
+// as ErrInvalidText, a client's error, never as the driver's message.
+func TestUnstorableTextIsErrInvalidText(t *testing.T) {
+	db := sqlstoretest.Open(t)
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, "CREATE TABLE notes (body TEXT NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"a\x00b", "\xff\xfe"} {
+		_, err := db.Exec(ctx, "INSERT INTO notes (body) VALUES ($1)", text)
+		if db.Dialect() != sqlstore.Postgres {
+			if err != nil {
+				t.Fatalf("SQLite refused %q: %v", text, err)
+			}
+			continue
+		}
+		if !errors.Is(err, sqlstore.ErrInvalidText) {
+			t.Fatalf("insert %q: %v, want ErrInvalidText", text, err)
+		}
+		var n int
+		err = db.QueryRow(ctx, "SELECT COUNT(*) FROM notes WHERE body = $1", text).Scan(&n)
+		if !errors.Is(err, sqlstore.ErrInvalidText) {
+			t.Fatalf("select %q: %v, want ErrInvalidText", text, err)
+		}
+	}
+}

@@ -25,6 +25,7 @@ type app struct {
 	handler  http.Handler
 	db       *sqlstore.DB
 	settings *sqlstore.SettingsStore
+	auth     *auth.Service
 	site     *blog.Site
 	closers  []func(context.Context)
 }
@@ -75,6 +76,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	a.auth = authSvc
 	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: a.settings, Store: store, Logger: logger})
 	if err != nil {
 		return fail(err)
@@ -105,7 +107,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/v1/health", http.HandlerFunc(a.health))
+	b.PublicGET(mux, "/api/v1/health", http.HandlerFunc(a.health))
 	files.Routes(mux)
 	b.Routes(mux)
 	a.site.Routes(mux)
@@ -116,6 +118,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		httpx.AccessLog(logger),
 		httpx.RecoverIn(func(r *http.Request) httpx.Envelope { return envelopeFor(r.URL.Path) }),
 		httpx.SecurityHeaders,
+		httpx.ValidQuery(func(r *http.Request) httpx.Envelope { return envelopeFor(r.URL.Path) }),
 	)
 	return a, nil
 }
@@ -142,12 +145,14 @@ func (a *app) health(w http.ResponseWriter, r *http.Request) {
 }
 
 // envelopeFor picks the envelope of the group a path belongs to: the
-// file-hosting groups answer in envelope A, everything else in B.
+// file-hosting groups, and the short links whose 404 is already in A,
+// answer in envelope A, everything else in B.
 func envelopeFor(path string) httpx.Envelope {
 	for _, p := range []string{
 		"/api/v1/auth/", "/api/v1/upload", "/api/v1/public/", "/api/v1/files", "/api/v1/albums",
 		"/api/v1/tokens", "/api/v1/admin/users", "/api/v1/admin/files", "/api/v1/admin/stats",
 		"/api/v1/images", "/api/v1/profile", "/api/v1/strategies",
+		"/i/", "/v/", "/a/", "/f/", "/t/",
 	} {
 		if strings.HasPrefix(path, p) {
 			return httpx.A
@@ -159,6 +164,10 @@ func envelopeFor(path string) httpx.Envelope {
 // notFound answers requests no route matched: API paths as JSON in the
 // group's envelope (405 keeps the Allow header the mux computed), other
 // paths with the site's 404 page (JSON in headless mode).
+//
+// Everything under /api/v1/admin/ needs the administrator first, unknown
+// paths included: without credentials they answer 401, as the routes that
+// exist do, so the admin route map cannot be probed.
 func (a *app) notFound(w http.ResponseWriter, r *http.Request, status int) {
 	if status == http.StatusNotFound && !strings.HasPrefix(r.URL.Path, "/api/") {
 		a.site.NotFound(w, r)
@@ -168,7 +177,15 @@ func (a *app) notFound(w http.ResponseWriter, r *http.Request, status int) {
 	if status == http.StatusMethodNotAllowed {
 		msg = "method not allowed"
 	}
-	envelopeFor(r.URL.Path).Error(w, r, httpx.E(status, msg))
+	env := envelopeFor(r.URL.Path)
+	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		env.Error(w, r, httpx.E(status, msg))
+	})
+	if r.URL.Path == "/api/v1/admin" || strings.HasPrefix(r.URL.Path, "/api/v1/admin/") {
+		a.auth.RequireAdmin(env)(answer).ServeHTTP(w, r)
+		return
+	}
+	answer(w, r)
 }
 
 // serve runs the HTTP server until ctx ends, then drains in-flight requests

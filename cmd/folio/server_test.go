@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
 )
@@ -69,8 +70,21 @@ func TestUnknownRoutesAnswerJSON(t *testing.T) {
 	}{
 		{"GET", "/api/v1/no-such-thing", 404, "B", ""},
 		{"GET", "/api/v1/files-nope/x/y", 404, "A", ""},
-		{"POST", "/api/v1/health", 405, "B", "GET, HEAD"},
+		{"POST", "/api/v1/health", 405, "B", "GET, HEAD, OPTIONS"},
 		{"DELETE", "/api/v1/upload", 405, "A", "POST"},
+		{"POST", "/i/0123abcd", 405, "A", "GET, HEAD"},
+		// Unclean paths are not redirected to an HTML page.
+		{"GET", "/api/v1//posts", 404, "B", ""},
+		{"GET", "/api/v1/posts/./x", 404, "B", ""},
+		{"POST", "/api/v1/files//x", 404, "A", ""},
+		// Under /api/v1/admin/ credentials come first, known path or not.
+		{"GET", "/api/v1/admin/nope", 401, "B", ""},
+		{"DELETE", "/api/v1/admin/posts", 401, "B", ""},
+		{"GET", "/api/v1/admin/users/x/y", 401, "A", ""},
+		{"GET", "/api/v1/admin", 401, "B", ""},
+		// Query text no database can store is refused up front.
+		{"GET", "/api/v1/posts?keyword=%00", 400, "B", ""},
+		{"GET", "/api/v1/public/plaza?order_by=%ff", 400, "A", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -89,6 +103,37 @@ func TestUnknownRoutesAnswerJSON(t *testing.T) {
 				t.Errorf("Allow = %q, want %q", res.Header.Get("Allow"), tt.allow)
 			}
 		})
+	}
+}
+
+func TestUnknownAdminRoutesAfterLogin(t *testing.T) {
+	_, c := newTestApp(t)
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	if e := c.Do("GET", "/api/v1/admin/nope", nil).Expect(404).B(); e.Msg != "resource not found" {
+		t.Errorf("404 msg %q", e.Msg)
+	}
+	r := c.Do("DELETE", "/api/v1/admin/posts", nil).Expect(405)
+	if r.Header.Get("Allow") == "" {
+		t.Error("405 without Allow")
+	}
+}
+
+func TestHealthFollowsTheCORSSetting(t *testing.T) {
+	a, c := newTestApp(t)
+	if got := c.Do("GET", "/api/v1/health", nil, "Origin", "https://elsewhere.example").Expect(200).Header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Fatalf("CORS header %q with enable_cors off", got)
+	}
+	set := a.settings.Get(context.Background())
+	set.Render.EnableCORS = true
+	if err := a.settings.Put(context.Background(), set); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Do("GET", "/api/v1/health", nil, "Origin", "https://elsewhere.example").Expect(200).Header.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Fatalf("CORS header %q with enable_cors on, want *", got)
+	}
+	if got := c.Do("OPTIONS", "/api/v1/health", nil).Expect(204).Header.Get("Access-Control-Allow-Methods"); !strings.Contains(got, "GET") {
+		t.Fatalf("preflight allows %q", got)
 	}
 }
 
