@@ -85,9 +85,14 @@ func migrations() []sqlstore.Migration {
 				width INTEGER NOT NULL DEFAULT 0,
 				height INTEGER NOT NULL DEFAULT 0,
 				ref_count INTEGER NOT NULL DEFAULT 0,
+				shared BOOLEAN NOT NULL DEFAULT FALSE,
 				created_at BIGINT NOT NULL
 			)`,
 			`CREATE UNIQUE INDEX objects_hash ON objects (hash)`,
+			// One shared object per content: the object that uploads with
+			// allow_duplicate off reuse. Copies stored with it on are not
+			// shared. The index settles concurrent uploads of the same bytes.
+			`CREATE UNIQUE INDEX objects_shared_content ON objects (md5, sha256) WHERE shared`,
 			`CREATE UNIQUE INDEX objects_storage_key ON objects (storage_key)`,
 			`CREATE INDEX objects_md5 ON objects (md5)`,
 			`CREATE TABLE albums (

@@ -47,19 +47,25 @@ type links struct {
 	MarkdownWithLink string `json:"markdown_with_link"`
 }
 
-// setLinks fills the links from base (scheme://host).
+// setLinks fills the links from base (scheme://host). The snippets name the
+// file by the name it was uploaded with, as Lsky Pro's do: alt text is for
+// people, and the stored name is a UUID.
 func (f *fileRecord) setLinks(base string) {
 	url := base + "/" + linkPrefix(f.FileType) + "/" + f.hash
-	md := "![" + markdownEscaper.Replace(f.Name) + "](" + url + ")"
+	alt := f.OriginName
+	if alt == "" {
+		alt = f.Name
+	}
+	md := "![" + markdownEscaper.Replace(alt) + "](" + url + ")"
 	f.Links = links{
 		URL:              url,
 		Markdown:         md,
-		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(f.Name) + `" />`,
+		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(alt) + `" />`,
 		BBCode:           "[img]" + url + "[/img]",
 		DeleteURL:        base + "/api/v1/files/" + f.ID,
 		MarkdownWithLink: "[" + md + "](" + url + ")",
 	}
-	if thumbnailable(f.Mimetype) {
+	if canThumbnail(f.Mimetype, f.Width, f.Height) {
 		f.Links.ThumbnailURL = base + "/t/" + f.hash
 	}
 }

@@ -36,6 +36,14 @@ func thumbnailable(mimetype string) bool {
 	return false
 }
 
+// canThumbnail reports whether content of this type and size, as its header
+// told at upload, gets a thumbnail: links offer thumbnail_url only then.
+// (An image whose header is sound but whose data is not still fails at
+// the first /t/ request, with a 404.)
+func canThumbnail(mimetype string, width, height int) bool {
+	return thumbnailable(mimetype) && width > 0 && height > 0 && int64(width)*int64(height) <= maxThumbPixels
+}
+
 // thumbJPEG: photos become JPEG thumbnails; PNG and GIF, which may be
 // transparent, become PNG.
 func thumbJPEG(mimetype string) bool { return mimetype == "image/jpeg" || mimetype == "image/webp" }

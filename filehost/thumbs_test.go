@@ -3,6 +3,8 @@ package filehost
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -77,6 +79,28 @@ func TestNoThumbnailForOtherTypes(t *testing.T) {
 	bad := append(pngBytes(t, 10, 10)[:40], 0, 1, 2, 3)
 	u := mustUpload(t, c, "bad.png", bad)
 	e.c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
+
+	// An image over the pixel limit offers no thumbnail_url at all.
+	huge := pngBytes(t, 10, 10)
+	binary.BigEndian.PutUint32(huge[16:], 8000)
+	binary.BigEndian.PutUint32(huge[20:], 7000)
+	binary.BigEndian.PutUint32(huge[29:], crc32.ChecksumIEEE(huge[12:29]))
+	u = mustUpload(t, c, "huge.png", huge)
+	if u.Links.ThumbnailURL != "" {
+		t.Fatalf("56-megapixel PNG: thumbnail_url %q", u.Links.ThumbnailURL)
+	}
+	e.c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
+	var detail struct {
+		Data struct {
+			Links struct {
+				ThumbnailURL *string `json:"thumbnail_url"`
+			} `json:"links"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(c.Do("GET", "/api/v1/files/"+u.ID, nil).Expect(200).Body, &detail); err != nil ||
+		detail.Data.Links.ThumbnailURL == nil || *detail.Data.Links.ThumbnailURL != "" {
+		t.Fatalf("file detail thumbnail_url: %v (%v)", detail.Data.Links.ThumbnailURL, err)
+	}
 }
 
 // exifJPEG puts an APP1 Exif segment with an orientation into a JPEG.

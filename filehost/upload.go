@@ -352,30 +352,18 @@ var errObjectGone = errors.New("object deleted concurrently")
 func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set sqlstore.UploadSettings) (*fileRecord, error) {
 	md5Taken := false
 	if !set.AllowDuplicate {
-		obj, err := s.objectByContent(ctx, in.md5, in.sha256)
-		if err != nil {
+		rec, taken, err := s.reuse(ctx, userID, in, albumID, isPublic)
+		if rec != nil || err != nil {
 			in.w.Abort()
-			return nil, err
+			return rec, err
 		}
-		if obj != nil {
-			rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, false)
-			if !errors.Is(err, errObjectGone) {
-				in.w.Abort()
-				return rec, err
-			}
-		}
-		var one int
-		err = s.db.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 LIMIT 1", in.md5).Scan(&one)
-		if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
-			in.w.Abort()
-			return nil, fmt.Errorf("filehost: find md5: %w", err)
-		}
-		md5Taken = err == nil
+		md5Taken = taken
 	}
 
 	now := s.now()
 	obj := &object{ID: sqlstore.NewID(), MD5: in.md5, SHA256: in.sha256, Size: in.size,
-		Mimetype: in.mimetype, Extension: in.ext, FileType: in.fileType, CreatedAt: now}
+		Mimetype: in.mimetype, Extension: in.ext, FileType: in.fileType, CreatedAt: now,
+		Shared: !set.AllowDuplicate}
 	var err error
 	if obj.Key, err = s.commitNew(in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
 		return nil, err
@@ -383,13 +371,46 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID
 	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
 	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
 	rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, true)
-	if err != nil {
-		if derr := s.store.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
-			s.log.Error("delete content of failed upload", "key", obj.Key, "err", derr)
-		}
+	if err == nil {
+		return rec, nil
+	}
+	if derr := s.store.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
+		s.log.Error("delete content of failed upload", "key", obj.Key, "err", derr)
+	}
+	if !errors.Is(err, errContentStored) {
 		return nil, err
 	}
-	return rec, nil
+	// A concurrent upload of the same bytes stored them first: share its
+	// object, as if this upload had come second.
+	rec, _, err = s.reuse(ctx, userID, in, albumID, isPublic)
+	if rec == nil && err == nil {
+		// It was deleted in the moment between: the bytes are gone.
+		err = httpx.E(http.StatusConflict, "the same content was being deleted meanwhile; upload it again")
+	}
+	return rec, err
+}
+
+// reuse records the upload against the stored object with the same content,
+// if there is one; rec is nil when there is none. md5Taken then reports
+// whether other content has the same MD5 (a collision), which the new
+// object's short hash must avoid.
+func (s *Service) reuse(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool) (rec *fileRecord, md5Taken bool, err error) {
+	obj, err := s.objectByContent(ctx, in.md5, in.sha256)
+	if err != nil {
+		return nil, false, err
+	}
+	if obj != nil {
+		rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, false)
+		if !errors.Is(err, errObjectGone) {
+			return rec, false, err
+		}
+	}
+	var one int
+	err = s.db.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 LIMIT 1", in.md5).Scan(&one)
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, false, fmt.Errorf("filehost: find md5: %w", err)
+	}
+	return nil, err == nil, nil
 }
 
 // commitNew moves the temp file under a key made from the path pattern; a

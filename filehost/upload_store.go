@@ -24,8 +24,14 @@ type object struct {
 	Height    int
 	CreatedAt time.Time
 
+	Shared bool // the one object uploads of this content reuse (allow_duplicate off)
+
 	hashes []string // short-hash candidates of a new object, best first
 }
+
+// errContentStored: a concurrent upload of the same content stored its
+// shared object first; this upload reuses it instead.
+var errContentStored = errors.New("filehost: the same content was stored meanwhile")
 
 // objectByContent finds an object whose MD5 and SHA-256 both match; nil
 // when there is none.
@@ -89,7 +95,7 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		}
 		return err
 	})
-	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) {
+	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) || errors.Is(err, errContentStored) {
 		return nil, err
 	}
 	if err != nil {
@@ -108,12 +114,23 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 func insertObjectTx(ctx context.Context, tx *sqlstore.Tx, o *object) error {
 	for _, h := range o.hashes {
 		var got string
-		err := tx.QueryRow(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, ref_count, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12)
+		err := tx.QueryRow(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, ref_count, shared, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13)
 			ON CONFLICT DO NOTHING RETURNING hash`,
 			o.ID, o.MD5, o.SHA256, h, o.Key, o.Size, o.Mimetype, o.Extension, o.FileType, o.Width, o.Height,
-			sqlstore.FromTime(o.CreatedAt)).Scan(&got)
+			o.Shared, sqlstore.FromTime(o.CreatedAt)).Scan(&got)
 		if errors.Is(err, sqlstore.ErrNotFound) {
+			if o.Shared {
+				// The conflict may be the content's, not the hash's.
+				var one int
+				err := tx.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 AND sha256 = $2 AND shared", o.MD5, o.SHA256).Scan(&one)
+				if err == nil {
+					return errContentStored
+				}
+				if !errors.Is(err, sqlstore.ErrNotFound) {
+					return err
+				}
+			}
 			continue
 		}
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -222,8 +223,8 @@ func TestUploadAnswersTheInterfaceShape(t *testing.T) {
 	want := map[string]string{
 		"url":           url,
 		"thumbnail_url": base + "/t/" + md5[:8],
-		"markdown":      "![" + u.Name + "](" + url + ")",
-		"html":          `<img src="` + url + `" alt="` + u.Name + `" />`,
+		"markdown":      "![" + u.OriginName + "](" + url + ")",
+		"html":          `<img src="` + url + `" alt="` + u.OriginName + `" />`,
 		"bbcode":        "[img]" + url + "[/img]",
 		"delete_url":    base + "/api/v1/files/" + u.ID,
 	}
@@ -404,6 +405,51 @@ func TestSameContentIsStoredOnce(t *testing.T) {
 	}
 	if n := e.count("SELECT COUNT(*) FROM objects"); n != 0 {
 		t.Fatalf("%d objects left", n)
+	}
+}
+
+// Uploads of the same bytes at the same moment still share one object: the
+// unique index on shared content settles the race, and the losers reuse the
+// winner's object and drop their copy.
+func TestConcurrentIdenticalUploadsShareOneObject(t *testing.T) {
+	e := newTestEnv(t)
+	_, alice := e.newUser("alice", 0)
+	_, bob := e.newUser("bob", 0)
+	content := pngBytes(t, 64, 48)
+	const n = 12
+	got := make(chan uploaded, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		c := alice
+		if i%2 == 1 {
+			c = bob
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got <- mustUpload(t, c, "same.png", content)
+		}()
+	}
+	wg.Wait()
+	close(got)
+	hashes := map[string]int{}
+	for u := range got {
+		hashes[u.hash()]++
+	}
+	if len(hashes) != 1 {
+		t.Fatalf("%d uploads of the same bytes got short links %v, want one", n, hashes)
+	}
+	if objs := e.count("SELECT COUNT(*) FROM objects"); objs != 1 {
+		t.Fatalf("%d objects, want 1", objs)
+	}
+	if refs := e.count("SELECT ref_count FROM objects"); refs != n {
+		t.Fatalf("ref_count %d, want %d", refs, n)
+	}
+	if files := e.storedFiles(); len(files) != 1 {
+		t.Fatalf("stored %v, want one copy", files)
+	}
+	if rows := e.count("SELECT COUNT(*) FROM files"); rows != n {
+		t.Fatalf("%d file records, want %d", rows, n)
 	}
 }
 
