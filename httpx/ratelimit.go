@@ -10,14 +10,18 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// RateLimiter allows each client IP a burst of n requests and then n per
-// period. Entries idle long enough to have refilled are forgotten, and the
+// RateLimiter allows each client IP n requests, then one more per period,
+// the allowance growing back by one each period up to n. So no client ever
+// gets more than n requests in a period, however slowly it sends them: a
+// bucket refilling at n per period would let a client whose requests take a
+// while each (a login's bcrypt) through a 21st of "20 per minute" within
+// the minute. Entries whose allowance is whole again are forgotten, and the
 // table never holds more than MaxClients entries, so a flood of distinct
 // addresses cannot grow memory without bound. Limits are per process.
 type RateLimiter struct {
 	limit      rate.Limit
 	burst      int
-	idle       time.Duration
+	period     time.Duration
 	maxClients int
 	now        func() time.Time
 
@@ -27,8 +31,7 @@ type RateLimiter struct {
 }
 
 type rlClient struct {
-	lim  *rate.Limiter
-	seen time.Time
+	lim *rate.Limiter
 }
 
 // DefaultMaxClients bounds a limiter's table (about 150 bytes an entry).
@@ -37,9 +40,9 @@ const DefaultMaxClients = 16384
 // NewRateLimiter allows n requests per period per client IP.
 func NewRateLimiter(n int, period time.Duration) *RateLimiter {
 	return &RateLimiter{
-		limit:      rate.Limit(float64(n) / period.Seconds()),
+		limit:      rate.Every(period),
 		burst:      n,
-		idle:       period,
+		period:     period,
 		maxClients: DefaultMaxClients,
 		now:        time.Now,
 		clients:    make(map[string]*rlClient),
@@ -52,7 +55,7 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if now.Sub(l.lastSweep) > l.idle || len(l.clients) >= l.maxClients {
+	if now.Sub(l.lastSweep) > l.period || len(l.clients) >= l.maxClients {
 		l.sweep(now)
 	}
 	c, ok := l.clients[key]
@@ -60,7 +63,6 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 		c = &rlClient{lim: rate.NewLimiter(l.limit, l.burst)}
 		l.clients[key] = c
 	}
-	c.seen = now
 	res := c.lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
@@ -69,14 +71,13 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 	return true, 0
 }
 
-// sweep forgets clients idle for a whole period (their bucket is full again,
-// so forgetting them changes nothing). If the table is still full, it drops
-// arbitrary entries: under a flood, a forgotten client merely gets a fresh
-// bucket.
+// sweep forgets clients whose allowance is whole again (forgetting them
+// changes nothing). If the table is still full, it drops arbitrary
+// entries: under a flood, a forgotten client merely gets a fresh allowance.
 func (l *RateLimiter) sweep(now time.Time) {
 	l.lastSweep = now
 	for k, c := range l.clients {
-		if now.Sub(c.seen) >= l.idle {
+		if c.lim.TokensAt(now) >= float64(l.burst) {
 			delete(l.clients, k)
 		}
 	}
