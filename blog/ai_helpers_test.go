@@ -2,10 +2,8 @@ package blog_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,12 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"folio/auth/authtest"
 	"folio/blog"
-	"folio/httpx/httpxtest"
-	"folio/sqlstore"
-	"folio/sqlstore/sqlstoretest"
-	"folio/templates"
 )
 
 // testAPIKey is the key the fake provider checks; it must never show up in
@@ -203,32 +196,8 @@ type aiEnv struct {
 // (cancelling AI jobs still running) before the database closes.
 func newAIEnv(t testing.TB) *aiEnv {
 	t.Helper()
-	ctx := context.Background()
-	db := sqlstoretest.Open(t)
-	a := authtest.New(t, db)
-	st, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, db: db, auth: a, settings: st}
 	logs := &logBuffer{}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = b.Close(ctx)
-	})
-	mux := http.NewServeMux()
-	b.Routes(mux)
-	e.handler = mux
-	e.anon = httpxtest.NewServer(t, e.handler)
-	e.admin = e.anon.Clone()
-	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
-		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	e, b := newEnvWith(t, setup{log: logs})
 	return &aiEnv{env: e, blog: b, log: logs}
 }
 

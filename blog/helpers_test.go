@@ -33,6 +33,25 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	e, _ := newEnvWith(t, setup{})
+	return e
+}
+
+// setup varies what newEnvWith builds.
+type setup struct {
+	log io.Writer        // the blog's log; nil discards it
+	now func() time.Time // the blog's clock; nil is time.Now
+	// handler turns the mux holding the blog's routes into the handler
+	// under test; nil puts it behind a trusted-loopback proxy so that
+	// tests can play several client IPs (rate limits are per IP) with
+	// X-Forwarded-For.
+	handler func(t testing.TB, mux *http.ServeMux, b *blog.Blog) http.Handler
+}
+
+// newEnvWith builds the blog on a fresh database, serves it, logs the
+// administrator in, and closes the blog (its AI jobs) before the database.
+func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
+	t.Helper()
 	ctx := context.Background()
 	db := sqlstoretest.Open(t)
 	a := authtest.New(t, db)
@@ -40,26 +59,38 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db, auth: a, settings: st}
+	if s.log == nil {
+		s.log = io.Discard
+	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: s.now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = b.Close(ctx)
+	})
 	mux := http.NewServeMux()
 	b.Routes(mux)
-	// Loopback is a trusted proxy so that tests can play several client
-	// IPs (rate limits are per IP) with X-Forwarded-For.
-	loopback, err := httpx.ParsePrefixes("127.0.0.0/8,::1/128")
-	if err != nil {
-		t.Fatal(err)
+	if s.handler == nil {
+		s.handler = trustLoopback
 	}
-	e.handler = httpx.Chain(mux, httpx.Proxies{Trusted: loopback}.Middleware)
+	e := &env{t: t, db: db, auth: a, settings: st, handler: s.handler(t, mux, b)}
 	e.anon = httpxtest.NewServer(t, e.handler)
 	e.admin = e.anon.Clone()
 	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
-	return e
+	return e, b
+}
+
+func trustLoopback(t testing.TB, mux *http.ServeMux, _ *blog.Blog) http.Handler {
+	loopback, err := httpx.ParsePrefixes("127.0.0.0/8,::1/128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpx.Chain(mux, httpx.Proxies{Trusted: loopback}.Middleware)
 }
 
 // visitor is a new client without cookies that comes from ip.

@@ -256,22 +256,15 @@ func (b *Blog) handleUpdateLink(partial bool) httpx.HandlerFunc {
 				return err
 			}
 			in = linkInput{Name: cur.Name, URL: cur.URL, Description: cur.Description, Logo: cur.Logo, Sort: cur.Sort, Status: cur.Status}
-			set := func(dst *string, v *string) {
-				if v != nil {
-					*dst = *v
-				}
-			}
-			set(&in.Name, p.Name)
-			set(&in.URL, p.URL)
-			set(&in.Description, p.Description)
-			set(&in.Logo, p.Logo)
-			if p.Sort != nil {
-				in.Sort = *p.Sort
-			}
+			patchField(&in.Name, p.Name)
+			patchField(&in.URL, p.URL)
+			patchField(&in.Description, p.Description)
+			patchField(&in.Logo, p.Logo)
+			patchField(&in.Sort, p.Sort)
 			if p.IsActive != nil {
 				in.Status, in.IsActive = "", p.IsActive
 			}
-			set(&in.Status, p.Status)
+			patchField(&in.Status, p.Status)
 		} else if err := httpx.DecodeJSON(w, r, &in); err != nil {
 			return err
 		}

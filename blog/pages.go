@@ -146,23 +146,14 @@ type pagePatch struct {
 }
 
 func (pp pagePatch) apply(in *pageInput) {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&in.Title, pp.Title)
-	set(&in.Slug, pp.Slug)
-	set(&in.ContentMarkdown, pp.ContentMarkdown)
-	set(&in.Status, pp.Status)
-	set(&in.Template, pp.Template)
-	set(&in.Config, pp.Config)
-	if pp.SortOrder != nil {
-		in.SortOrder = *pp.SortOrder
-	}
-	if pp.ShowInNav != nil {
-		in.ShowInNav = *pp.ShowInNav
-	}
+	patchField(&in.Title, pp.Title)
+	patchField(&in.Slug, pp.Slug)
+	patchField(&in.ContentMarkdown, pp.ContentMarkdown)
+	patchField(&in.Status, pp.Status)
+	patchField(&in.Template, pp.Template)
+	patchField(&in.Config, pp.Config)
+	patchField(&in.SortOrder, pp.SortOrder)
+	patchField(&in.ShowInNav, pp.ShowInNav)
 }
 
 // manifest is pages/{template}.json: the config keys a template reads.
@@ -323,12 +314,9 @@ func (b *Blog) handleListPages(public bool) httpx.HandlerFunc {
 
 func (b *Blog) handleGetPage(column string, public bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		value := r.PathValue(column)
-		if column == "id" {
-			var err error
-			if value, err = httpx.PathID(r, "id"); err != nil {
-				return err
-			}
+		value, err := pathKey(r, column)
+		if err != nil {
+			return err
 		}
 		p, err := b.pageBy(r.Context(), column, value, public)
 		if err != nil {

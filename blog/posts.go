@@ -295,27 +295,20 @@ func inputOf(p *Post) postInput {
 
 // apply changes in by the fields present in the patch.
 func (pp postPatch) apply(in *postInput) {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&in.Title, pp.Title)
-	set(&in.Slug, pp.Slug)
-	set(&in.Summary, pp.Summary)
-	set(&in.ContentMarkdown, pp.ContentMarkdown)
-	set(&in.Status, pp.Status)
-	set(&in.CoverImage, pp.CoverImage)
-	set(&in.CategoryID, pp.CategoryID)
+	patchField(&in.Title, pp.Title)
+	patchField(&in.Slug, pp.Slug)
+	patchField(&in.Summary, pp.Summary)
+	patchField(&in.ContentMarkdown, pp.ContentMarkdown)
+	patchField(&in.Status, pp.Status)
+	patchField(&in.CoverImage, pp.CoverImage)
+	patchField(&in.CategoryID, pp.CategoryID)
 	if pp.PublishedAt.Set {
 		in.PublishedAt = pp.PublishedAt.Value
 	}
 	if pp.ShowComments != nil {
 		in.ShowComments = pp.ShowComments
 	}
-	if pp.TagIDs != nil {
-		in.TagIDs = *pp.TagIDs
-	}
+	patchField(&in.TagIDs, pp.TagIDs)
 }
 
 // validate checks the values and normalises them (defaults, dedup).

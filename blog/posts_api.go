@@ -51,12 +51,9 @@ func (b *Blog) handleListPosts(public bool) httpx.HandlerFunc {
 // handleGetPost serves a post by {id} or {slug}.
 func (b *Blog) handleGetPost(column string, public bool) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		value := r.PathValue(column)
-		if column == "id" {
-			var err error
-			if value, err = httpx.PathID(r, "id"); err != nil {
-				return err
-			}
+		value, err := pathKey(r, column)
+		if err != nil {
+			return err
 		}
 		p, err := b.postBy(r.Context(), column, value, public)
 		if err != nil {

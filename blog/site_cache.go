@@ -80,9 +80,3 @@ func (c *pageCache) put(key string, changed time.Time, a *answer) {
 	c.entries[key] = cachedPage{changed: changed, a: a}
 	c.bytes += size
 }
-
-func (c *pageCache) len() (entries, bytes int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries), c.bytes
-}

@@ -44,3 +44,9 @@ func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
 		t.Fatalf("%d entries, %d bytes after replacing", n, b)
 	}
 }
+
+func (c *pageCache) len() (entries, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), c.bytes
+}

@@ -1,9 +1,6 @@
 package blog_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,12 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"folio/auth/authtest"
 	"folio/blog"
 	"folio/httpx"
 	"folio/httpx/httpxtest"
-	"folio/sqlstore"
-	"folio/sqlstore/sqlstoretest"
 	"folio/templates"
 )
 
@@ -49,37 +43,20 @@ func (c *testClock) advance(d time.Duration) {
 
 func newSiteEnv(t testing.TB) *siteEnv {
 	t.Helper()
-	ctx := context.Background()
-	db := sqlstoretest.Open(t)
-	a := authtest.New(t, db)
-	st, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &testClock{}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := templates.New(templates.Options{Pages: templates.FS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := blog.NewSite(b, eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	b.Routes(mux)
-	site.Routes(mux)
-	root := httpx.Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) { site.NotFound(w, r) })
-	e := &env{t: t, db: db, auth: a, settings: st}
-	e.handler = httpx.Chain(root, httpx.Proxies{}.Middleware)
-	e.anon = httpxtest.NewServer(t, e.handler)
-	e.admin = e.anon.Clone()
-	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
-		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	var site *blog.Site
+	e, _ := newEnvWith(t, setup{now: clock.now, handler: func(t testing.TB, mux *http.ServeMux, b *blog.Blog) http.Handler {
+		eng, err := templates.New(templates.Options{Pages: templates.FS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if site, err = blog.NewSite(b, eng); err != nil {
+			t.Fatal(err)
+		}
+		site.Routes(mux)
+		root := httpx.Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) { site.NotFound(w, r) })
+		return httpx.Chain(root, httpx.Proxies{}.Middleware)
+	}})
 	return &siteEnv{env: e, site: site, clock: clock}
 }
 

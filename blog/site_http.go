@@ -18,6 +18,7 @@ type answer struct {
 	status int
 	ctype  string
 	body   []byte
+	etag   string // set by handle before the answer is cached or sent
 }
 
 // siteHandler renders one classic-mode page.
@@ -64,6 +65,8 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		if a == nil { // the handler answered itself (a redirect)
 			return
 		}
+		sum := sha256.Sum256(a.body)
+		a.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
 		if a.status != 0 {
 			changed = time.Time{}
 		} else if key != "" {
@@ -92,10 +95,8 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed 
 	if strings.HasPrefix(a.ctype, "text/html") {
 		h.Set("Content-Security-Policy", siteCSP)
 	}
-	sum := sha256.Sum256(a.body)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	h.Set("Content-Type", a.ctype)
-	h.Set("ETag", etag)
+	h.Set("ETag", a.etag)
 	// Pages change whenever content does: caches must ask every time, and
 	// the ETag makes asking cheap.
 	if h.Get("Cache-Control") == "" {
@@ -109,7 +110,7 @@ func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed 
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if status == http.StatusOK && notModified(r, etag, changed) {
+	if status == http.StatusOK && notModified(r, a.etag, changed) {
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -336,6 +336,14 @@ func TestSiteConditionalGet(t *testing.T) {
 			}
 		})
 	}
+	// A refused write changes nothing, so the page stays current.
+	t.Run("refused write", func(t *testing.T) {
+		e.clock.advance(3 * time.Second)
+		before := e.anon.Do("GET", "/", nil).Expect(200).Header.Get("Last-Modified")
+		expectError(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]string{"status": "bogus"}), 422, "")
+		e.clock.advance(3 * time.Second)
+		e.anon.Do("GET", "/", nil, "If-Modified-Since", before).Expect(304)
+	})
 	siteHas(t, "edited post", e.html("/posts/hello-world", 200), "Hello again")
 }
 

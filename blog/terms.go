@@ -240,12 +240,8 @@ func (b *Blog) handleUpdateTerm(table termTable, partial bool) httpx.HandlerFunc
 				return err
 			}
 			in = termInput{Name: cur.Name, Slug: cur.Slug}
-			if p.Name != nil {
-				in.Name = *p.Name
-			}
-			if p.Slug != nil {
-				in.Slug = *p.Slug
-			}
+			patchField(&in.Name, p.Name)
+			patchField(&in.Slug, p.Slug)
 		} else if err := httpx.DecodeJSON(w, r, &in); err != nil {
 			return err
 		}

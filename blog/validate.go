@@ -2,6 +2,7 @@ package blog
 
 import (
 	"crypto/rand"
+	"net/http"
 	"net/mail"
 	"net/url"
 	"strconv"
@@ -160,4 +161,20 @@ func (w *where) sql() string {
 		return ""
 	}
 	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// patchField sets *dst to *v when a PATCH body carried the field (v not nil).
+func patchField[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// pathKey reads the {id} or {slug} a route matched (column names which);
+// an id must be well formed.
+func pathKey(r *http.Request, column string) (string, error) {
+	if column == "id" {
+		return httpx.PathID(r, "id")
+	}
+	return r.PathValue(column), nil
 }

@@ -52,9 +52,3 @@ func (c *linkCache) forget(hash string) {
 	delete(c.m, hash)
 	c.mu.Unlock()
 }
-
-func (c *linkCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}

@@ -82,3 +82,9 @@ func TestLinkCacheIsBounded(t *testing.T) {
 		t.Fatal("forget kept the entry")
 	}
 }
+
+func (c *linkCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}

@@ -26,12 +26,8 @@ type RateLimiter struct {
 	now        func() time.Time
 
 	mu        sync.Mutex
-	clients   map[string]*rlClient
+	clients   map[string]*rate.Limiter
 	lastSweep time.Time
-}
-
-type rlClient struct {
-	lim *rate.Limiter
 }
 
 // DefaultMaxClients bounds a limiter's table (about 150 bytes an entry).
@@ -45,7 +41,7 @@ func NewRateLimiter(n int, period time.Duration) *RateLimiter {
 		period:     period,
 		maxClients: DefaultMaxClients,
 		now:        time.Now,
-		clients:    make(map[string]*rlClient),
+		clients:    make(map[string]*rate.Limiter),
 	}
 }
 
@@ -58,12 +54,12 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 	if now.Sub(l.lastSweep) > l.period || len(l.clients) >= l.maxClients {
 		l.sweep(now)
 	}
-	c, ok := l.clients[key]
+	lim, ok := l.clients[key]
 	if !ok {
-		c = &rlClient{lim: rate.NewLimiter(l.limit, l.burst)}
-		l.clients[key] = c
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.clients[key] = lim
 	}
-	res := c.lim.ReserveN(now, 1)
+	res := lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return false, d
@@ -76,8 +72,8 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 // entries: under a flood, a forgotten client merely gets a fresh allowance.
 func (l *RateLimiter) sweep(now time.Time) {
 	l.lastSweep = now
-	for k, c := range l.clients {
-		if c.lim.TokensAt(now) >= float64(l.burst) {
+	for k, lim := range l.clients {
+		if lim.TokensAt(now) >= float64(l.burst) {
 			delete(l.clients, k)
 		}
 	}

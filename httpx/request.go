@@ -160,6 +160,9 @@ func ValidQuery(pick func(r *http.Request) Envelope) func(http.Handler) http.Han
 }
 
 func validQueryText(raw string) bool {
+	if plainASCII(raw) {
+		return true // no escapes, no raw bytes: nothing to decode
+	}
 	// On malformed escapes ParseQuery still returns the pairs it could
 	// decode, which are what handlers see (r.URL.Query drops the rest).
 	q, _ := url.ParseQuery(raw)
@@ -171,6 +174,16 @@ func validQueryText(raw string) bool {
 			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// plainASCII reports whether s holds only printable ASCII other than '%'.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '%' {
+			return false
 		}
 	}
 	return true

@@ -176,6 +176,7 @@ func TestValidQuery(t *testing.T) {
 	}{
 		{"/api/v1/posts?keyword=caf%C3%A9&page=2", 200, "ok"},
 		{"/api/v1/posts", 200, "ok"},
+		{"/api/v1/posts?page=2&keyword=go+sql", 200, "ok"},
 		{"/api/v1/posts?keyword=%00", 400, `"msg":"invalid query string"`},
 		{"/api/v1/posts?keyword=%ff", 400, `"code":400`},
 		{"/api/v1/posts?%00=x", 400, `"code":400`},
