@@ -52,19 +52,19 @@ func newEnvFor(t *testing.T, svc *auth.Service) *env {
 
 	whoami := func(w http.ResponseWriter, r *http.Request) error {
 		idn := auth.FromContext(r.Context())
-		httpx.A.OK(w, http.StatusOK, map[string]string{"user_id": idn.UserID, "role": idn.Role, "via": idn.Via})
+		httpx.FileAPI.OK(w, http.StatusOK, map[string]string{"user_id": idn.UserID, "role": idn.Role, "via": idn.Via})
 		return nil
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /admin/ping", svc.RequireAdmin(httpx.A)(httpx.A.Handle(whoami)))
-	mux.Handle("POST /admin/ping", svc.RequireAdmin(httpx.A)(httpx.A.Handle(whoami)))
-	mux.Handle("GET /user/ping", svc.RequireUser(httpx.A)(httpx.A.Handle(whoami)))
-	mux.Handle("POST /admin/logout", svc.RequireAdmin(httpx.B)(httpx.B.Handle(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("GET /admin/ping", svc.RequireAdmin(httpx.FileAPI)(httpx.FileAPI.Handle(whoami)))
+	mux.Handle("POST /admin/ping", svc.RequireAdmin(httpx.FileAPI)(httpx.FileAPI.Handle(whoami)))
+	mux.Handle("GET /user/ping", svc.RequireUser(httpx.FileAPI)(httpx.FileAPI.Handle(whoami)))
+	mux.Handle("POST /admin/logout", svc.RequireAdmin(httpx.BlogAPI)(httpx.BlogAPI.Handle(func(w http.ResponseWriter, r *http.Request) error {
 		if err := svc.RevokeSession(r.Context(), auth.FromContext(r.Context()).SessionID); err != nil {
 			return err
 		}
 		auth.ClearCookie(w, r, auth.SessionCookie)
-		httpx.B.OK(w, http.StatusOK, nil)
+		httpx.BlogAPI.OK(w, http.StatusOK, nil)
 		return nil
 	})))
 	e.client = httpxtest.NewServer(t, httpx.Proxies{}.Middleware(mux))

@@ -91,7 +91,7 @@ func (b *Blog) runAITask(w http.ResponseWriter, r *http.Request, task aiTask) er
 	if err != nil {
 		return aiFailure(err)
 	}
-	httpx.B.OK(w, http.StatusOK, out)
+	httpx.BlogAPI.OK(w, http.StatusOK, out)
 	return nil
 }
 

@@ -233,7 +233,7 @@ func (b *Blog) handleListApprovedComments(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, pg))
+	httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 	return nil
 }
 
@@ -250,7 +250,7 @@ func (b *Blog) handleSubmitComment(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusCreated, rc)
+	httpx.BlogAPI.OK(w, http.StatusCreated, rc)
 	return nil
 }
 
@@ -270,7 +270,7 @@ func (b *Blog) handleAdminListComments(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, pg))
+	httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 	return nil
 }
 
@@ -279,7 +279,7 @@ func (b *Blog) handleCommentStats(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, s)
+	httpx.BlogAPI.OK(w, http.StatusOK, s)
 	return nil
 }
 
@@ -310,7 +310,7 @@ func (b *Blog) handleReviewComment(w http.ResponseWriter, r *http.Request) error
 	if p, err := b.postBy(r.Context(), "id", c.PostID, false); err == nil {
 		c.PostTitle = p.Title
 	}
-	httpx.B.OK(w, http.StatusOK, c)
+	httpx.BlogAPI.OK(w, http.StatusOK, c)
 	return nil
 }
 
@@ -328,6 +328,6 @@ func (b *Blog) handleDeleteComment(w http.ResponseWriter, r *http.Request) error
 	} else if n == 0 {
 		return sqlstore.ErrNotFound
 	}
-	httpx.B.OK(w, http.StatusOK, nil)
+	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

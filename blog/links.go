@@ -206,7 +206,7 @@ func (b *Blog) handleListLinks(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, pg))
+		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 		return nil
 	}
 }
@@ -221,7 +221,7 @@ func (b *Blog) handleGetLink(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, l)
+		httpx.BlogAPI.OK(w, http.StatusOK, l)
 		return nil
 	}
 }
@@ -235,7 +235,7 @@ func (b *Blog) handleCreateLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusCreated, l)
+	httpx.BlogAPI.OK(w, http.StatusCreated, l)
 	return nil
 }
 
@@ -272,7 +272,7 @@ func (b *Blog) handleUpdateLink(partial bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, l)
+		httpx.BlogAPI.OK(w, http.StatusOK, l)
 		return nil
 	}
 }
@@ -285,6 +285,6 @@ func (b *Blog) handleDeleteLink(w http.ResponseWriter, r *http.Request) error {
 	if err := b.softDelete(r.Context(), "friend_links", id); err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, nil)
+	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

@@ -307,7 +307,7 @@ func (b *Blog) handleListPages(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, p))
+		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
 	}
 }
@@ -322,7 +322,7 @@ func (b *Blog) handleGetPage(column string, public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, p)
+		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
 	}
 }
@@ -340,7 +340,7 @@ func (b *Blog) handleCreatePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusCreated, p)
+	httpx.BlogAPI.OK(w, http.StatusCreated, p)
 	return nil
 }
 
@@ -373,7 +373,7 @@ func (b *Blog) handleUpdatePage(partial bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, p)
+		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
 	}
 }
@@ -386,6 +386,6 @@ func (b *Blog) handleDeletePage(w http.ResponseWriter, r *http.Request) error {
 	if err := b.softDelete(r.Context(), "pages", id); err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, nil)
+	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

@@ -43,7 +43,7 @@ func (b *Blog) handleListPosts(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, p))
+		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
 	}
 }
@@ -59,7 +59,7 @@ func (b *Blog) handleGetPost(column string, public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, p)
+		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
 	}
 }
@@ -78,7 +78,7 @@ func (b *Blog) handleCreatePost(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusCreated, p)
+	httpx.BlogAPI.OK(w, http.StatusCreated, p)
 	return nil
 }
 
@@ -113,7 +113,7 @@ func (b *Blog) handleUpdatePost(partial bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, p)
+		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
 	}
 }
@@ -126,6 +126,6 @@ func (b *Blog) handleDeletePost(w http.ResponseWriter, r *http.Request) error {
 	if err := b.deletePost(r.Context(), id); err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, nil)
+	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 // Routes registers every blog API route.
 func (b *Blog) Routes(mux *http.ServeMux) {
-	env := httpx.B
+	env := httpx.BlogAPI
 	// Public reads: CORS when render.enable_cors (never with credentials).
 	pub := func(pattern string, h httpx.HandlerFunc) {
 		b.PublicGET(mux, pattern, env.Handle(h))

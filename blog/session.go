@@ -48,13 +48,13 @@ func (b *Blog) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	}
 	auth.SetSessionCookie(w, r, value, exp)
 	exp = exp.UTC()
-	httpx.B.OK(w, http.StatusOK, adminState{LoggedIn: true, Username: u.Username, Role: u.Role, Profile: b.auth.Profile(), ExpiresAt: &exp})
+	httpx.BlogAPI.OK(w, http.StatusOK, adminState{LoggedIn: true, Username: u.Username, Role: u.Role, Profile: b.auth.Profile(), ExpiresAt: &exp})
 	return nil
 }
 
 func (b *Blog) handleMe(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
-	httpx.B.OK(w, http.StatusOK, adminState{LoggedIn: true, Username: idn.Username, Role: idn.Role, Profile: b.auth.Profile()})
+	httpx.BlogAPI.OK(w, http.StatusOK, adminState{LoggedIn: true, Username: idn.Username, Role: idn.Role, Profile: b.auth.Profile()})
 	return nil
 }
 
@@ -67,6 +67,6 @@ func (b *Blog) handleLogout(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	auth.ClearCookie(w, r, auth.SessionCookie)
-	httpx.B.OK(w, http.StatusOK, nil)
+	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

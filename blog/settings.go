@@ -32,7 +32,7 @@ func masked(s sqlstore.Settings) sqlstore.Settings {
 }
 
 func (b *Blog) handleGetSettings(w http.ResponseWriter, r *http.Request) error {
-	httpx.B.OK(w, http.StatusOK, masked(b.settings.Get(r.Context())))
+	httpx.BlogAPI.OK(w, http.StatusOK, masked(b.settings.Get(r.Context())))
 	return nil
 }
 
@@ -55,6 +55,6 @@ func (b *Blog) handlePutSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.B.OK(w, http.StatusOK, masked(b.settings.Get(r.Context())))
+	httpx.BlogAPI.OK(w, http.StatusOK, masked(b.settings.Get(r.Context())))
 	return nil
 }

@@ -510,7 +510,7 @@ func (s *Site) robots(w http.ResponseWriter, r *http.Request) (*answer, error) {
 // static serves the theme's assets; their names carry a content hash.
 func (s *Site) static(w http.ResponseWriter, r *http.Request) {
 	if !s.classic(r) {
-		httpx.B.Error(w, r, httpx.NotFound())
+		httpx.BlogAPI.Error(w, r, httpx.NotFound())
 		return
 	}
 	if !s.engine.ServeAsset(w, r, r.PathValue("file")) {

@@ -30,7 +30,7 @@ type siteHandler func(w http.ResponseWriter, r *http.Request) (*answer, error)
 func (s *Site) handle(h siteHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.classic(r) {
-			httpx.B.Error(w, r, httpx.NotFound())
+			httpx.BlogAPI.Error(w, r, httpx.NotFound())
 			return
 		}
 		// GET and HEAD pages are dated by the site's last change and, once
@@ -148,7 +148,7 @@ func notModified(r *http.Request, etag string, changed time.Time) bool {
 // mode, the API's JSON 404 in headless mode and for every /api/ path.
 func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") || !s.classic(r) {
-		httpx.B.Error(w, r, httpx.NotFound())
+		httpx.BlogAPI.Error(w, r, httpx.NotFound())
 		return
 	}
 	s.errorPage(w, r, http.StatusNotFound)

@@ -188,7 +188,7 @@ func (b *Blog) handleListTerms(table termTable) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, httpx.NewPageB(items, total, p))
+		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
 	}
 }
@@ -203,7 +203,7 @@ func (b *Blog) handleGetTerm(table termTable) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, t)
+		httpx.BlogAPI.OK(w, http.StatusOK, t)
 		return nil
 	}
 }
@@ -218,7 +218,7 @@ func (b *Blog) handleCreateTerm(table termTable) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusCreated, t)
+		httpx.BlogAPI.OK(w, http.StatusCreated, t)
 		return nil
 	}
 }
@@ -249,7 +249,7 @@ func (b *Blog) handleUpdateTerm(table termTable, partial bool) httpx.HandlerFunc
 		if err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, t)
+		httpx.BlogAPI.OK(w, http.StatusOK, t)
 		return nil
 	}
 }
@@ -263,7 +263,7 @@ func (b *Blog) handleDeleteTerm(table termTable) httpx.HandlerFunc {
 		if err := b.deleteTerm(r.Context(), table, id); err != nil {
 			return err
 		}
-		httpx.B.OK(w, http.StatusOK, nil)
+		httpx.BlogAPI.OK(w, http.StatusOK, nil)
 		return nil
 	}
 }

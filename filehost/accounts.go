@@ -53,7 +53,7 @@ func (s *Service) handleRegister(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusCreated, u)
+	httpx.FileAPI.OK(w, http.StatusCreated, u)
 	return nil
 }
 
@@ -97,7 +97,7 @@ func (s *Service) sendPair(w http.ResponseWriter, r *http.Request, u *auth.User)
 		return err
 	}
 	auth.SetAccessCookie(w, r, pair.AccessToken)
-	httpx.A.OK(w, http.StatusOK, pair)
+	httpx.FileAPI.OK(w, http.StatusOK, pair)
 	return nil
 }
 
@@ -120,7 +120,7 @@ func (s *Service) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auth.SetAccessCookie(w, r, pair.AccessToken)
-	httpx.A.OK(w, http.StatusOK, pair)
+	httpx.FileAPI.OK(w, http.StatusOK, pair)
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (s *Service) handleLogout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	auth.ClearCookie(w, r, auth.AccessCookie)
-	httpx.A.OK(w, http.StatusOK, nil)
+	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }
 
@@ -156,6 +156,6 @@ func (s *Service) handleMe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusOK, u)
+	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
 }

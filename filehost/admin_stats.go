@@ -111,6 +111,6 @@ func (s *Service) handleAdminStats(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, st)
+	httpx.FileAPI.OK(w, http.StatusOK, st)
 	return nil
 }

@@ -19,7 +19,7 @@ func (s *Service) handleAdminListUsers(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(users, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(users, total, p))
 	return nil
 }
 
@@ -46,7 +46,7 @@ func (s *Service) handleAdminCreateUser(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusCreated, u)
+	httpx.FileAPI.OK(w, http.StatusCreated, u)
 	return nil
 }
 
@@ -60,7 +60,7 @@ func (s *Service) handleAdminGetUser(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusOK, u)
+	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
 }
 
@@ -90,7 +90,7 @@ func (s *Service) handleAdminPatchUser(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusOK, u)
+	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
 }
 
@@ -118,6 +118,6 @@ func (s *Service) handleAdminDeleteUser(w http.ResponseWriter, r *http.Request) 
 	if err := s.auth.DeleteUser(ctx, id); err != nil {
 		return accountError(err)
 	}
-	httpx.A.OK(w, http.StatusOK, nil)
+	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

@@ -56,7 +56,7 @@ func (s *Service) handleCreateAlbum(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusCreated, a)
+	httpx.FileAPI.OK(w, http.StatusCreated, a)
 	return nil
 }
 
@@ -87,7 +87,7 @@ func (s *Service) handleListAlbums(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(albums, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(albums, total, p))
 	return nil
 }
 
@@ -101,7 +101,7 @@ func (s *Service) handleGetAlbum(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, a)
+	httpx.FileAPI.OK(w, http.StatusOK, a)
 	return nil
 }
 
@@ -134,7 +134,7 @@ func (s *Service) handlePatchAlbum(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, a)
+	httpx.FileAPI.OK(w, http.StatusOK, a)
 	return nil
 }
 
@@ -148,6 +148,6 @@ func (s *Service) handleDeleteAlbum(w http.ResponseWriter, r *http.Request) erro
 	if err := s.deleteAlbum(r.Context(), id, auth.FromContext(r.Context()).UserID); err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, nil)
+	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

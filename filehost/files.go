@@ -63,7 +63,7 @@ func (s *Service) handleListFiles(w http.ResponseWriter, r *http.Request) error 
 	for _, f := range files {
 		f.setLinks(base)
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(files, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(files, total, p))
 	return nil
 }
 
@@ -78,7 +78,7 @@ func (s *Service) handleGetFile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.setLinks(httpx.BaseURL(r))
-	httpx.A.OK(w, http.StatusOK, f)
+	httpx.FileAPI.OK(w, http.StatusOK, f)
 	return nil
 }
 
@@ -151,7 +151,7 @@ func (s *Service) handlePatchFile(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	f.setLinks(httpx.BaseURL(r))
-	httpx.A.OK(w, http.StatusOK, f)
+	httpx.FileAPI.OK(w, http.StatusOK, f)
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (s *Service) deleteOne(w http.ResponseWriter, r *http.Request, userID strin
 	if n == 0 {
 		return httpx.NotFound()
 	}
-	httpx.A.OK(w, http.StatusOK, nil)
+	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }
 
@@ -203,7 +203,7 @@ func (s *Service) handleBatchDelete(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, map[string]int{"deleted": n})
+	httpx.FileAPI.OK(w, http.StatusOK, map[string]int{"deleted": n})
 	return nil
 }
 
@@ -251,7 +251,7 @@ func (s *Service) handleAdminListFiles(w http.ResponseWriter, r *http.Request) e
 		f.setLinks(base)
 		items[i] = adminFile{fileRecord: f, UserID: f.userID, Username: names[f.userID]}
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(items, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(items, total, p))
 	return nil
 }
 

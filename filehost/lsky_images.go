@@ -51,7 +51,7 @@ func (s *Service) handleLskyImages(w http.ResponseWriter, r *http.Request) error
 		page.Data = append(page.Data, lskyImage{uploadResult: newUploadResult(f), Width: f.Width, Height: f.Height,
 			Date: lskyDate(f.CreatedAt)})
 	}
-	httpx.Upload.OK(w, http.StatusOK, page)
+	httpx.Lsky.OK(w, http.StatusOK, page)
 	return nil
 }
 
@@ -71,7 +71,7 @@ func (s *Service) handleLskyDeleteImage(w http.ResponseWriter, r *http.Request) 
 	if _, err := s.deleteFiles(r.Context(), userID, ids); err != nil {
 		return err
 	}
-	httpx.Upload.OK(w, http.StatusOK, struct{}{})
+	httpx.Lsky.OK(w, http.StatusOK, struct{}{})
 	return nil
 }
 

@@ -15,7 +15,7 @@ func (s *Service) handleLskyStrategies(w http.ResponseWriter, r *http.Request) e
 		ID   int    `json:"id"`
 		Name string `json:"name"`
 	}
-	httpx.Upload.OK(w, http.StatusOK, map[string]any{"strategies": []strategy{{ID: 1, Name: "local"}}})
+	httpx.Lsky.OK(w, http.StatusOK, map[string]any{"strategies": []strategy{{ID: 1, Name: "local"}}})
 	return nil
 }
 
@@ -42,7 +42,7 @@ func (s *Service) handleLskyProfile(w http.ResponseWriter, r *http.Request) erro
 	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums WHERE user_id = $1", u.ID).Scan(&albums); err != nil {
 		return fmt.Errorf("filehost: count albums: %w", err)
 	}
-	httpx.Upload.OK(w, http.StatusOK, lskyProfile{Name: u.Username, Email: u.Email,
+	httpx.Lsky.OK(w, http.StatusOK, lskyProfile{Name: u.Username, Email: u.Email,
 		Capacity: float64(u.QuotaBytes) / 1024, UsedCapacity: float64(u.UsedBytes) / 1024,
 		ImageNum: u.FileCount, AlbumNum: albums})
 	return nil

@@ -44,7 +44,7 @@ func (s *Service) handlePublicStats(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, st)
+	httpx.FileAPI.OK(w, http.StatusOK, st)
 	return nil
 }
 
@@ -110,6 +110,6 @@ func (s *Service) handlePlaza(w http.ResponseWriter, r *http.Request) error {
 		it.setLinks(base)
 		it.Links.DeleteURL = ""
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(items, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(items, total, p))
 	return nil
 }

@@ -134,10 +134,10 @@ func inlineSafe(t string) bool {
 // everywhere in Folio, short links included; the body must never be cached.
 func notFound(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	httpx.A.Error(w, r, httpx.NotFound())
+	httpx.FileAPI.Error(w, r, httpx.NotFound())
 }
 
 func (s *Service) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	httpx.A.Error(w, r, httpx.Internal(fmt.Errorf("serve short link: %w", err)))
+	httpx.FileAPI.Error(w, r, httpx.Internal(fmt.Errorf("serve short link: %w", err)))
 }

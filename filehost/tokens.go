@@ -53,7 +53,7 @@ func (s *Service) handleCreateToken(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusCreated, tok)
+	httpx.FileAPI.OK(w, http.StatusCreated, tok)
 	return nil
 }
 
@@ -68,7 +68,7 @@ func (s *Service) handleListTokens(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, httpx.NewPageA(toks, total, p))
+	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(toks, total, p))
 	return nil
 }
 
@@ -86,6 +86,6 @@ func (s *Service) handleRevokeToken(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	httpx.A.OK(w, http.StatusOK, nil)
+	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }

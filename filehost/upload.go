@@ -64,7 +64,7 @@ func (s *Service) handleGuestUpload(w http.ResponseWriter, r *http.Request) erro
 		return errGuestOff
 	}
 	if ok, wait := s.guestLimit.Allow(httpx.ClientIP(r)); !ok {
-		httpx.TooManyRequests(w, r, httpx.Upload, wait)
+		httpx.TooManyRequests(w, r, httpx.Lsky, wait)
 		return nil
 	}
 	return s.upload(w, r, s.auth.GuestID())
@@ -162,7 +162,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) 
 	}
 	in = nil // committed or discarded by save
 	rec.setLinks(httpx.BaseURL(r))
-	httpx.Upload.OK(w, http.StatusOK, newUploadResult(rec))
+	httpx.Lsky.OK(w, http.StatusOK, newUploadResult(rec))
 	return nil
 }
 

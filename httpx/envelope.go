@@ -8,19 +8,21 @@ import (
 	"strconv"
 )
 
-// Envelope is one of the response shapes of interface.md.
+// Envelope is one of the three response shapes of the API; docs/api.md#envelopes
+// says which routes use which.
 type Envelope int
 
 const (
-	// A is {code, message, data} with code 0 on success and status×100+n on
-	// failure: the file-hosting groups.
-	A Envelope = iota + 1
-	// B is {code, data, msg} with code mirroring the HTTP status: the blog
-	// groups, admin auth, health and settings.
-	B
-	// Upload is Lsky Pro's {status, message, data}, with a code field added
+	// FileAPI is {code, message, data} with code 0 on success and
+	// status×100+n on failure: the file-hosting groups and short links
+	// ("envelope A" in docs/api.md).
+	FileAPI Envelope = iota + 1
+	// BlogAPI is {code, data, msg} with code mirroring the HTTP status: the
+	// blog groups, admin auth, health and settings ("envelope B").
+	BlogAPI
+	// Lsky is Lsky Pro's {status, message, data}, with a code field added
 	// on failure: the upload endpoints and the Lsky compatibility routes.
-	Upload
+	Lsky
 )
 
 // HandlerFunc is a handler that returns its error instead of writing it.
@@ -38,13 +40,13 @@ func (e Envelope) Handle(h HandlerFunc) http.Handler {
 // OK writes a success response in this envelope.
 func (e Envelope) OK(w http.ResponseWriter, status int, data any) {
 	switch e {
-	case A:
+	case FileAPI:
 		writeJSON(w, status, struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 			Data    any    `json:"data"`
 		}{0, "success", data})
-	case B:
+	case BlogAPI:
 		msg := "ok"
 		if status == http.StatusCreated {
 			msg = "created"
@@ -75,13 +77,13 @@ func (e Envelope) Error(w http.ResponseWriter, r *http.Request, err error) {
 			"status", he.Status, "err", he.Err)
 	}
 	switch e {
-	case A:
+	case FileAPI:
 		writeJSON(w, he.Status, struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 			Data    any    `json:"data"`
-		}{he.CodeA(), he.Msg, nil})
-	case B:
+		}{he.FileAPICode(), he.Msg, nil})
+	case BlogAPI:
 		writeJSON(w, he.Status, struct {
 			Code int    `json:"code"`
 			Data any    `json:"data"`
@@ -93,7 +95,7 @@ func (e Envelope) Error(w http.ResponseWriter, r *http.Request, err error) {
 			Message string `json:"message"`
 			Data    any    `json:"data"`
 			Code    int    `json:"code"`
-		}{false, he.Msg, nil, he.CodeA()})
+		}{false, he.Msg, nil, he.FileAPICode()})
 	}
 }
 
@@ -117,16 +119,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// PageA is envelope A's paged data.
-type PageA[T any] struct {
+// FileAPIPage is the FileAPI envelope's paged data.
+type FileAPIPage[T any] struct {
 	Items []T `json:"items"`
 	Total int `json:"total"`
 	Page  int `json:"page"`
 	Size  int `json:"size"`
 }
 
-// PageB is envelope B's paged data.
-type PageB[T any] struct {
+// BlogAPIPage is the BlogAPI envelope's paged data.
+type BlogAPIPage[T any] struct {
 	Items      []T        `json:"items"`
 	Pagination Pagination `json:"pagination"`
 }
@@ -137,18 +139,18 @@ type Pagination struct {
 	Total    int `json:"total"`
 }
 
-// NewPageA builds envelope-A paged data; a nil slice is sent as [].
-func NewPageA[T any](items []T, total int, p Paging) PageA[T] {
+// NewFileAPIPage builds FileAPI paged data; a nil slice is sent as [].
+func NewFileAPIPage[T any](items []T, total int, p Paging) FileAPIPage[T] {
 	if items == nil {
 		items = []T{}
 	}
-	return PageA[T]{Items: items, Total: total, Page: p.Page, Size: p.Size}
+	return FileAPIPage[T]{Items: items, Total: total, Page: p.Page, Size: p.Size}
 }
 
-// NewPageB builds envelope-B paged data; a nil slice is sent as [].
-func NewPageB[T any](items []T, total int, p Paging) PageB[T] {
+// NewBlogAPIPage builds BlogAPI paged data; a nil slice is sent as [].
+func NewBlogAPIPage[T any](items []T, total int, p Paging) BlogAPIPage[T] {
 	if items == nil {
 		items = []T{}
 	}
-	return PageB[T]{Items: items, Pagination: Pagination{Page: p.Page, PageSize: p.Size, Total: total}}
+	return BlogAPIPage[T]{Items: items, Pagination: Pagination{Page: p.Page, PageSize: p.Size, Total: total}}
 }

@@ -20,11 +20,11 @@ func TestEnvelopeOKShapes(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"A 200", A, 200, `{"code":0,"message":"success","data":{"id":"x\u003cy"}}`},
-		{"A 201", A, 201, `{"code":0,"message":"success","data":{"id":"x\u003cy"}}`},
-		{"B 200", B, 200, `{"code":200,"data":{"id":"x\u003cy"},"msg":"ok"}`},
-		{"B 201", B, 201, `{"code":201,"data":{"id":"x\u003cy"},"msg":"created"}`},
-		{"Upload 200", Upload, 200, `{"status":true,"message":"success","data":{"id":"x\u003cy"}}`},
+		{"A 200", FileAPI, 200, `{"code":0,"message":"success","data":{"id":"x\u003cy"}}`},
+		{"A 201", FileAPI, 201, `{"code":0,"message":"success","data":{"id":"x\u003cy"}}`},
+		{"B 200", BlogAPI, 200, `{"code":200,"data":{"id":"x\u003cy"},"msg":"ok"}`},
+		{"B 201", BlogAPI, 201, `{"code":201,"data":{"id":"x\u003cy"},"msg":"created"}`},
+		{"Upload 200", Lsky, 200, `{"status":true,"message":"success","data":{"id":"x\u003cy"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestEnvelopeOKShapes(t *testing.T) {
 		})
 	}
 	w := httptest.NewRecorder()
-	A.OK(w, 200, nil)
+	FileAPI.OK(w, 200, nil)
 	if got := compactJSON(t, w.Body.Bytes()); got != `{"code":0,"message":"success","data":null}` {
 		t.Errorf("A with nil data: %s", got)
 	}
@@ -59,15 +59,15 @@ func TestEnvelopeErrorShapes(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"A default code", A, NotFound(), 404, `{"code":40400,"message":"resource not found","data":null}`},
-		{"A custom code", A, &Error{Status: 429, Code: 42900, Msg: "slow down"}, 429, `{"code":42900,"message":"slow down","data":null}`},
-		{"A 422", A, Unprocessable("title", "must not be empty"), 422, `{"code":42200,"message":"title: must not be empty","data":null}`},
-		{"B code mirrors status", B, Conflict("duplicate slug"), 409, `{"code":409,"data":null,"msg":"duplicate slug"}`},
-		{"B ignores custom code", B, &Error{Status: 413, Code: 41301, Msg: "too big"}, 413, `{"code":413,"data":null,"msg":"too big"}`},
-		{"Upload default code", Upload, BadRequest("file is required"), 400, `{"status":false,"message":"file is required","data":null,"code":40000}`},
-		{"Upload custom code", Upload, &Error{Status: 507, Code: 50700, Msg: "quota full"}, 507, `{"status":false,"message":"quota full","data":null,"code":50700}`},
-		{"A unknown error", A, errors.New("pq: secret table missing"), 500, `{"code":50000,"message":"internal server error","data":null}`},
-		{"B unknown error", B, errors.New("pq: secret table missing"), 500, `{"code":500,"data":null,"msg":"internal server error"}`},
+		{"A default code", FileAPI, NotFound(), 404, `{"code":40400,"message":"resource not found","data":null}`},
+		{"A custom code", FileAPI, &Error{Status: 429, Code: 42900, Msg: "slow down"}, 429, `{"code":42900,"message":"slow down","data":null}`},
+		{"A 422", FileAPI, Unprocessable("title", "must not be empty"), 422, `{"code":42200,"message":"title: must not be empty","data":null}`},
+		{"B code mirrors status", BlogAPI, Conflict("duplicate slug"), 409, `{"code":409,"data":null,"msg":"duplicate slug"}`},
+		{"B ignores custom code", BlogAPI, &Error{Status: 413, Code: 41301, Msg: "too big"}, 413, `{"code":413,"data":null,"msg":"too big"}`},
+		{"Upload default code", Lsky, BadRequest("file is required"), 400, `{"status":false,"message":"file is required","data":null,"code":40000}`},
+		{"Upload custom code", Lsky, &Error{Status: 507, Code: 50700, Msg: "quota full"}, 507, `{"status":false,"message":"quota full","data":null,"code":50700}`},
+		{"A unknown error", FileAPI, errors.New("pq: secret table missing"), 500, `{"code":50000,"message":"internal server error","data":null}`},
+		{"B unknown error", BlogAPI, errors.New("pq: secret table missing"), 500, `{"code":500,"data":null,"msg":"internal server error"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,14 +124,14 @@ func TestAsError(t *testing.T) {
 func TestPages(t *testing.T) {
 	p := Paging{Page: 2, Size: 5}
 	w := httptest.NewRecorder()
-	A.OK(w, 200, NewPageA[int](nil, 7, p))
+	FileAPI.OK(w, 200, NewFileAPIPage[int](nil, 7, p))
 	if got := compactJSON(t, w.Body.Bytes()); got != `{"code":0,"message":"success","data":{"items":[],"total":7,"page":2,"size":5}}` {
-		t.Errorf("PageA: %s", got)
+		t.Errorf("FileAPIPage: %s", got)
 	}
 	w = httptest.NewRecorder()
-	B.OK(w, 200, NewPageB([]string{"a"}, 7, p))
+	BlogAPI.OK(w, 200, NewBlogAPIPage([]string{"a"}, 7, p))
 	if got := compactJSON(t, w.Body.Bytes()); got != `{"code":200,"data":{"items":["a"],"pagination":{"page":2,"page_size":5,"total":7}},"msg":"ok"}` {
-		t.Errorf("PageB: %s", got)
+		t.Errorf("BlogAPIPage: %s", got)
 	}
 	if p.Offset() != 5 {
 		t.Errorf("Offset = %d, want 5", p.Offset())

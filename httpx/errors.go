@@ -1,6 +1,6 @@
 // Package httpx owns Folio's HTTP conventions: the three response envelopes
-// (A for the file-hosting groups, B for the blog groups, and the Lsky-style
-// upload shape), the error type handlers return and the one place that turns
+// (FileAPI for the file-hosting groups, BlogAPI for the blog groups, and
+// Lsky for the upload endpoints), the error type handlers return and the one place that turns
 // it into a response, strict JSON decoding, paging parameters, the client IP
 // and base URL behind trusted proxies, per-IP rate limiting, and the
 // middleware every request passes through.
@@ -18,7 +18,7 @@ import (
 // to clients; Err is the internal cause, logged but never sent.
 type Error struct {
 	Status int    // HTTP status
-	Code   int    // envelope-A business code; 0 means Status*100
+	Code   int    // FileAPI business code; 0 means Status*100
 	Msg    string // client-safe message
 	Err    error  // internal cause, for logs
 }
@@ -32,8 +32,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// CodeA is the envelope-A code: HTTP status × 100 unless set.
-func (e *Error) CodeA() int {
+// FileAPICode is the envelope-A code: HTTP status × 100 unless set.
+func (e *Error) FileAPICode() int {
 	if e.Code != 0 {
 		return e.Code
 	}

@@ -115,7 +115,7 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 // Recover turns a panic into a logged stack trace and a 500 in envelope B
 // with no internals, unless the response had already started.
 func Recover(next http.Handler) http.Handler {
-	return RecoverIn(func(*http.Request) Envelope { return B })(next)
+	return RecoverIn(func(*http.Request) Envelope { return BlogAPI })(next)
 }
 
 // RecoverIn is Recover answering in the envelope pick chooses for the request.

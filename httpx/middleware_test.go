@@ -165,7 +165,7 @@ func TestFallback(t *testing.T) {
 	var missed int
 	h := Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) {
 		missed = status
-		A.Error(w, r, E(status, http.StatusText(status)))
+		FileAPI.Error(w, r, E(status, http.StatusText(status)))
 	})
 	tests := []struct {
 		name, method, path string

@@ -28,9 +28,9 @@ func TestRateLimiterBurstThen429(t *testing.T) {
 		env  Envelope
 		code string
 	}{
-		{A, `"code":42900`},
-		{B, `"code":429`},
-		{Upload, `"code":42900`},
+		{FileAPI, `"code":42900`},
+		{BlogAPI, `"code":429`},
+		{Lsky, `"code":42900`},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.env), func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestTooManyRequestsRoundsUp(t *testing.T) {
 	}{{0, "1"}, {time.Millisecond, "1"}, {1500 * time.Millisecond, "2"}, {10 * time.Second, "10"}}
 	for _, tt := range tests {
 		w := httptest.NewRecorder()
-		TooManyRequests(w, httptest.NewRequest("GET", "/", nil), A, tt.wait)
+		TooManyRequests(w, httptest.NewRequest("GET", "/", nil), FileAPI, tt.wait)
 		if got := w.Header().Get("Retry-After"); got != tt.want || w.Code != 429 {
 			t.Errorf("wait %v: %d Retry-After %q, want 429 %q", tt.wait, w.Code, got, tt.want)
 		}

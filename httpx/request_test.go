@@ -36,12 +36,12 @@ func TestDecodeJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := A.Handle(func(w http.ResponseWriter, r *http.Request) error {
+			h := FileAPI.Handle(func(w http.ResponseWriter, r *http.Request) error {
 				var b body
 				if err := DecodeJSON(w, r, &b); err != nil {
 					return err
 				}
-				A.OK(w, 200, b)
+				FileAPI.OK(w, 200, b)
 				return nil
 			})
 			w := serve(h, httptest.NewRequest("POST", "/", strings.NewReader(tt.in)))
@@ -113,13 +113,13 @@ func TestPathID(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			mux := http.NewServeMux()
 			var got string
-			mux.Handle("GET /x/{id}", A.Handle(func(w http.ResponseWriter, r *http.Request) error {
+			mux.Handle("GET /x/{id}", FileAPI.Handle(func(w http.ResponseWriter, r *http.Request) error {
 				id, err := PathID(r, "id")
 				if err != nil {
 					return err
 				}
 				got = id
-				A.OK(w, 200, nil)
+				FileAPI.OK(w, 200, nil)
 				return nil
 			}))
 			w := serve(mux, httptest.NewRequest("GET", tt.path, nil))
@@ -166,7 +166,7 @@ func TestQueryBoolAndID(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestValidQuery(t *testing.T) {
-	h := ValidQuery(func(*http.Request) Envelope { return B })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := ValidQuery(func(*http.Request) Envelope { return BlogAPI })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok")
 	}))
 	tests := []struct {

@@ -155,10 +155,10 @@ func envelopeFor(path string) httpx.Envelope {
 		"/i/", "/v/", "/a/", "/f/", "/t/",
 	} {
 		if strings.HasPrefix(path, p) {
-			return httpx.A
+			return httpx.FileAPI
 		}
 	}
-	return httpx.B
+	return httpx.BlogAPI
 }
 
 // notFound answers requests no route matched: API paths as JSON in the
