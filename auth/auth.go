@@ -40,7 +40,8 @@ type Profile struct {
 	Location    string `json:"location"`
 }
 
-// Config is the administrator configuration of interface.md.
+// Config is the administrator configuration (the admin.* keys of
+// docs/api.md#identity).
 type Config struct {
 	AdminEnabled      bool
 	AdminUsername     string

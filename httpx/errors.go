@@ -48,7 +48,7 @@ func Internal(err error) *Error {
 	return &Error{Status: http.StatusInternalServerError, Msg: "internal server error", Err: err}
 }
 
-// Common errors with the messages of interface.md.
+// Common errors with the messages clients see (docs/api.md#errors).
 func BadRequest(msg string) *Error { return E(http.StatusBadRequest, msg) }
 func InvalidPayload() *Error       { return E(http.StatusBadRequest, "invalid request payload") }
 func NotFound() *Error             { return E(http.StatusNotFound, "resource not found") }
