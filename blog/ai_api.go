@@ -81,7 +81,7 @@ func (b *Blog) runAITask(w http.ResponseWriter, r *http.Request, task aiTask) er
 	if in.PostID != "" {
 		p, err := b.postBy(r.Context(), "id", in.PostID, false)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		title, markdown = p.Title, p.ContentMarkdown
 	}

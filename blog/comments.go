@@ -109,7 +109,7 @@ func (b *Blog) submitComment(ctx context.Context, postID string, in commentInput
 		return commentReceipt{}, err
 	}
 	if !p.ShowComments || !b.settings.Get(ctx).Post.EnableComment {
-		return commentReceipt{}, httpx.Forbidden("comments are closed")
+		return commentReceipt{}, errCommentsClosed
 	}
 	if err := in.validate(); err != nil {
 		return commentReceipt{}, err
@@ -227,11 +227,11 @@ func (b *Blog) handleListApprovedComments(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	if _, err := b.postBy(r.Context(), "id", id, true); err != nil {
-		return err
+		return httpError(err)
 	}
 	items, total, err := b.approvedComments(r.Context(), id, pg)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 	return nil
@@ -248,7 +248,7 @@ func (b *Blog) handleSubmitComment(w http.ResponseWriter, r *http.Request) error
 	}
 	rc, err := b.submitComment(r.Context(), id, in, httpx.ClientIP(r), r.UserAgent())
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusCreated, rc)
 	return nil
@@ -268,7 +268,7 @@ func (b *Blog) handleAdminListComments(w http.ResponseWriter, r *http.Request) e
 	}
 	items, total, err := b.listComments(r.Context(), f, pg)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 	return nil
@@ -277,7 +277,7 @@ func (b *Blog) handleAdminListComments(w http.ResponseWriter, r *http.Request) e
 func (b *Blog) handleCommentStats(w http.ResponseWriter, r *http.Request) error {
 	s, err := b.commentStats(r.Context())
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, s)
 	return nil

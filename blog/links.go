@@ -138,7 +138,7 @@ func (in *linkInput) validate() error {
 		return err
 	}
 	if strings.HasPrefix(in.URL, "/") {
-		return httpx.Unprocessable("url", "must be an absolute http(s) URL")
+		return invalid("url", "must be an absolute http(s) URL")
 	}
 	if err := checkText("description", in.Description, false, 500); err != nil {
 		return err
@@ -156,7 +156,7 @@ func (in *linkInput) validate() error {
 	switch in.Status {
 	case LinkActive, LinkPending, LinkDown:
 	default:
-		return httpx.Unprocessable("status", "must be active, pending or down")
+		return invalid("status", "must be active, pending or down")
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func (b *Blog) saveLink(ctx context.Context, id string, in linkInput) (*FriendLi
 	}
 	switch {
 	case errors.Is(err, sqlstore.ErrConflict):
-		return nil, httpx.Conflict("duplicate url")
+		return nil, fmt.Errorf("blog: save friend link: %w", errDuplicateURL)
 	case errors.Is(err, sqlstore.ErrNotFound):
 		return nil, err
 	case err != nil:
@@ -204,7 +204,7 @@ func (b *Blog) handleListLinks(public bool) httpx.HandlerFunc {
 		}
 		items, total, err := b.listLinks(r.Context(), f, pg)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, pg))
 		return nil
@@ -219,7 +219,7 @@ func (b *Blog) handleGetLink(public bool) httpx.HandlerFunc {
 		}
 		l, err := b.linkByID(r.Context(), id, public)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, l)
 		return nil
@@ -233,7 +233,7 @@ func (b *Blog) handleCreateLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	l, err := b.saveLink(r.Context(), "", in)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusCreated, l)
 	return nil
@@ -249,7 +249,7 @@ func (b *Blog) handleUpdateLink(partial bool) httpx.HandlerFunc {
 		if partial {
 			cur, err := b.linkByID(r.Context(), id, false)
 			if err != nil {
-				return err
+				return httpError(err)
 			}
 			var p linkPatch
 			if err := httpx.DecodeJSON(w, r, &p); err != nil {
@@ -270,7 +270,7 @@ func (b *Blog) handleUpdateLink(partial bool) httpx.HandlerFunc {
 		}
 		l, err := b.saveLink(r.Context(), id, in)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, l)
 		return nil
@@ -283,7 +283,7 @@ func (b *Blog) handleDeleteLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := b.softDelete(r.Context(), "friend_links", id); err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil

@@ -185,7 +185,7 @@ func (b *Blog) validatePage(in *pageInput) error {
 		return err
 	}
 	if in.Slug != "" && !validSlug(in.Slug) {
-		return httpx.Unprocessable("slug", "must be 1-100 characters of a-z, 0-9 and -")
+		return invalid("slug", "must be 1-100 characters of a-z, 0-9 and -")
 	}
 	if in.Status == "" {
 		in.Status = StatusDraft
@@ -193,23 +193,23 @@ func (b *Blog) validatePage(in *pageInput) error {
 	switch in.Status {
 	case StatusDraft, StatusPublished, StatusArchived:
 	default:
-		return httpx.Unprocessable("status", "must be draft, published or archived")
+		return invalid("status", "must be draft, published or archived")
 	}
 	if in.Template == "" {
 		in.Template = "default"
 	}
 	if !validTemplateName(in.Template) {
-		return httpx.Unprocessable("template", "no such page template")
+		return invalid("template", "no such page template")
 	}
 	if _, err := fs.Stat(b.templates, "pages/"+in.Template+".html"); err != nil {
-		return httpx.Unprocessable("template", "no such page template")
+		return invalid("template", "no such page template")
 	}
 	if strings.TrimSpace(in.Config) == "" {
 		in.Config = "{}"
 	}
 	var cfg map[string]any
 	if err := json.Unmarshal([]byte(in.Config), &cfg); err != nil || cfg == nil {
-		return httpx.Unprocessable("config", "must be a JSON object")
+		return invalid("config", "must be a JSON object")
 	}
 	var m manifest
 	raw, err := fs.ReadFile(b.templates, "pages/"+in.Template+".json")
@@ -229,7 +229,7 @@ func (b *Blog) validatePage(in *pageInput) error {
 		}
 		v, ok := cfg[k.Name]
 		if s, isString := v.(string); !ok || v == nil || isString && strings.TrimSpace(s) == "" {
-			return httpx.Unprocessable("config", fmt.Sprintf("missing required key %q of template %q", k.Name, in.Template))
+			return invalid("config", fmt.Sprintf("missing required key %q of template %q", k.Name, in.Template))
 		}
 	}
 	return nil
@@ -273,15 +273,11 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 				updated_at = $12 WHERE id = $1 AND deleted_at IS NULL`, args...)
 		}
 		if errors.Is(err, sqlstore.ErrConflict) {
-			return httpx.Conflict("duplicate slug")
+			return errDuplicateSlug
 		}
 		return err
 	})
 	if err != nil {
-		var he *httpx.Error
-		if errors.As(err, &he) {
-			return "", err
-		}
 		return "", fmt.Errorf("blog: save page: %w", err)
 	}
 	return id, nil
@@ -305,7 +301,7 @@ func (b *Blog) handleListPages(public bool) httpx.HandlerFunc {
 		}
 		items, total, err := b.listPages(r.Context(), f, p)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
@@ -320,7 +316,7 @@ func (b *Blog) handleGetPage(column string, public bool) httpx.HandlerFunc {
 		}
 		p, err := b.pageBy(r.Context(), column, value, public)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
@@ -334,11 +330,11 @@ func (b *Blog) handleCreatePage(w http.ResponseWriter, r *http.Request) error {
 	}
 	id, err := b.savePage(r.Context(), nil, in)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	p, err := b.pageBy(r.Context(), "id", id, false)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusCreated, p)
 	return nil
@@ -352,7 +348,7 @@ func (b *Blog) handleUpdatePage(partial bool) httpx.HandlerFunc {
 		}
 		cur, err := b.pageBy(r.Context(), "id", id, false)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		var in pageInput
 		if partial {
@@ -367,11 +363,11 @@ func (b *Blog) handleUpdatePage(partial bool) httpx.HandlerFunc {
 			return err
 		}
 		if _, err := b.savePage(r.Context(), cur, in); err != nil {
-			return err
+			return httpError(err)
 		}
 		p, err := b.pageBy(r.Context(), "id", id, false)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
@@ -384,7 +380,7 @@ func (b *Blog) handleDeletePage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := b.softDelete(r.Context(), "pages", id); err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil

@@ -318,12 +318,12 @@ func (in *postInput) validate() error {
 		return err
 	}
 	if in.Slug != "" && !validSlug(in.Slug) {
-		return httpx.Unprocessable("slug", "must be 1-100 characters of a-z, 0-9 and -")
+		return invalid("slug", "must be 1-100 characters of a-z, 0-9 and -")
 	}
 	if err := checkText("summary", in.Summary, false, 5000); err != nil {
 		return err
 	}
-	if err := checkText("content_markdown", in.ContentMarkdown, false, httpx.MaxJSONBody); err != nil {
+	if err := checkText("content_markdown", in.ContentMarkdown, false, maxContent); err != nil {
 		return err
 	}
 	if in.Status == "" {
@@ -332,7 +332,7 @@ func (in *postInput) validate() error {
 	switch in.Status {
 	case StatusDraft, StatusPublished, StatusArchived:
 	default:
-		return httpx.Unprocessable("status", "must be draft, published or archived")
+		return invalid("status", "must be draft, published or archived")
 	}
 	if err := checkURL("cover_image", in.CoverImage, false); err != nil {
 		return err
@@ -343,14 +343,14 @@ func (in *postInput) validate() error {
 	}
 	in.CategoryID = strings.ToLower(strings.TrimSpace(in.CategoryID))
 	if in.CategoryID != "" && !sqlstore.ValidID(in.CategoryID) {
-		return httpx.Unprocessable("category_id", "category does not exist")
+		return invalid("category_id", "category does not exist")
 	}
 	seen := map[string]bool{}
 	ids := []string{}
 	for _, id := range in.TagIDs {
 		id = strings.ToLower(strings.TrimSpace(id))
 		if !sqlstore.ValidID(id) {
-			return httpx.Unprocessable("tag_ids", "tag "+fmt.Sprintf("%q", id)+" does not exist")
+			return invalid("tag_ids", "tag "+fmt.Sprintf("%q", id)+" does not exist")
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -358,7 +358,7 @@ func (in *postInput) validate() error {
 		}
 	}
 	if len(ids) > 50 {
-		return httpx.Unprocessable("tag_ids", "at most 50 tags")
+		return invalid("tag_ids", "at most 50 tags")
 	}
 	in.TagIDs = ids
 	return nil
@@ -417,7 +417,7 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 				return err
 			}
 			if n == 0 {
-				return httpx.Unprocessable("category_id", "category does not exist")
+				return invalid("category_id", "category does not exist")
 			}
 		}
 		if len(in.TagIDs) > 0 {
@@ -430,7 +430,7 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 				return err
 			}
 			if n != len(in.TagIDs) {
-				return httpx.Unprocessable("tag_ids", "a tag does not exist")
+				return invalid("tag_ids", "a tag does not exist")
 			}
 		}
 		slug, err := freeSlug(ctx, tx, "posts", id, in.Slug, in.Title)
@@ -450,7 +450,7 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 		}
 		if err != nil {
 			if errors.Is(err, sqlstore.ErrConflict) {
-				return httpx.Conflict("duplicate slug")
+				return errDuplicateSlug
 			}
 			return err
 		}
@@ -465,32 +465,9 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 		return bumpPostsVersion(ctx, tx)
 	})
 	if err != nil {
-		var he *httpx.Error
-		if errors.As(err, &he) {
-			return "", err
-		}
 		return "", fmt.Errorf("blog: save post: %w", err)
 	}
 	return id, nil
-}
-
-// freeSlug picks the slug of a row of table: the given one, which must not
-// be taken by another live row (409), or one derived from title.
-func freeSlug(ctx context.Context, q sqlstore.Querier, table, id, slug, title string) (string, error) {
-	candidates := []string{slug}
-	if slug == "" {
-		candidates = slugCandidates(title)
-	}
-	for _, c := range candidates {
-		var n int
-		if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE slug = $1 AND deleted_at IS NULL AND id <> $2", c, id).Scan(&n); err != nil {
-			return "", err
-		}
-		if n == 0 {
-			return c, nil
-		}
-	}
-	return "", httpx.Conflict("duplicate slug")
 }
 
 // deletePost soft-deletes a post, freeing its slug.
@@ -499,25 +476,6 @@ func (b *Blog) deletePost(ctx context.Context, id string) error {
 		return err
 	}
 	return bumpPostsVersion(ctx, b.db)
-}
-
-// softDelete marks a live row of table deleted; ErrNotFound when none.
-func (b *Blog) softDelete(ctx context.Context, table, id string) error {
-	if !sqlstore.ValidID(id) {
-		return sqlstore.ErrNotFound
-	}
-	res, err := b.db.Exec(ctx, "UPDATE "+table+" SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL", sqlstore.FromTime(b.now()), id)
-	if err != nil {
-		return fmt.Errorf("blog: delete from %s: %w", table, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("blog: delete from %s: %w", table, err)
-	}
-	if n == 0 {
-		return sqlstore.ErrNotFound
-	}
-	return nil
 }
 
 // setGeneratedSummary stores a summary made by the AI, unless the author

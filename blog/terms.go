@@ -114,7 +114,7 @@ func (in *termInput) validate() error {
 		return err
 	}
 	if in.Slug != "" && !validSlug(in.Slug) {
-		return httpx.Unprocessable("slug", "must be 1-100 characters of a-z, 0-9 and -")
+		return invalid("slug", "must be 1-100 characters of a-z, 0-9 and -")
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (b *Blog) saveTerm(ctx context.Context, table termTable, id string, in term
 	}
 	switch {
 	case errors.Is(err, sqlstore.ErrConflict):
-		return Term{}, httpx.Conflict("duplicate slug")
+		return Term{}, fmt.Errorf("blog: save %s: %w", table, errDuplicateSlug)
 	case err != nil:
 		return Term{}, fmt.Errorf("blog: save %s: %w", table, err)
 	}
@@ -186,7 +186,7 @@ func (b *Blog) handleListTerms(table termTable) httpx.HandlerFunc {
 		}
 		items, total, err := b.listTerms(r.Context(), table, strings.TrimSpace(r.URL.Query().Get("keyword")), p)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
@@ -201,7 +201,7 @@ func (b *Blog) handleGetTerm(table termTable) httpx.HandlerFunc {
 		}
 		t, err := b.termByID(r.Context(), table, id)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, t)
 		return nil
@@ -216,7 +216,7 @@ func (b *Blog) handleCreateTerm(table termTable) httpx.HandlerFunc {
 		}
 		t, err := b.saveTerm(r.Context(), table, "", in)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusCreated, t)
 		return nil
@@ -233,7 +233,7 @@ func (b *Blog) handleUpdateTerm(table termTable, partial bool) httpx.HandlerFunc
 		if partial {
 			cur, err := b.termByID(r.Context(), table, id)
 			if err != nil {
-				return err
+				return httpError(err)
 			}
 			var p termPatch
 			if err := httpx.DecodeJSON(w, r, &p); err != nil {
@@ -247,7 +247,7 @@ func (b *Blog) handleUpdateTerm(table termTable, partial bool) httpx.HandlerFunc
 		}
 		t, err := b.saveTerm(r.Context(), table, id, in)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, t)
 		return nil
@@ -261,14 +261,9 @@ func (b *Blog) handleDeleteTerm(table termTable) httpx.HandlerFunc {
 			return err
 		}
 		if err := b.deleteTerm(r.Context(), table, id); err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, nil)
 		return nil
 	}
-}
-
-// blogPaging reads page and page_size with the blog's defaults (decisions §6).
-func blogPaging(r *http.Request, def int) (httpx.Paging, error) {
-	return httpx.ParsePaging(r, "page_size", def, 100)
 }
