@@ -1,13 +1,10 @@
 package blog
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"folio/httpx"
-	"folio/sqlstore"
 )
 
 func (b *Blog) handleListApprovedComments(w http.ResponseWriter, r *http.Request) error {
@@ -22,7 +19,7 @@ func (b *Blog) handleListApprovedComments(w http.ResponseWriter, r *http.Request
 	if _, err := b.postBy(r.Context(), "id", id, true); err != nil {
 		return httpError(err)
 	}
-	items, total, err := b.approvedComments(r.Context(), id, pg)
+	items, total, err := b.approvedComments(r.Context(), id, spanOf(pg))
 	if err != nil {
 		return httpError(err)
 	}
@@ -59,7 +56,7 @@ func (b *Blog) handleAdminListComments(w http.ResponseWriter, r *http.Request) e
 	if f.PostID, err = httpx.QueryID(r, "post_id"); err != nil {
 		return err
 	}
-	items, total, err := b.listComments(r.Context(), f, pg)
+	items, total, err := b.listComments(r.Context(), f, spanOf(pg))
 	if err != nil {
 		return httpError(err)
 	}
@@ -90,18 +87,9 @@ func (b *Blog) handleReviewComment(w http.ResponseWriter, r *http.Request) error
 	if in.Status == nil || !validCommentStatus(*in.Status) {
 		return httpx.Unprocessable("status", "must be approved, pending or spam")
 	}
-	c, err := scanAdminComment(b.db.QueryRowWrite(r.Context(), `UPDATE comments SET status = $1, updated_at = $2 WHERE id = $3
-		AND post_id IN (SELECT id FROM posts WHERE deleted_at IS NULL)
-		RETURNING id, author, content, created_at, email, ip, user_agent, post_id, '', status`,
-		*in.Status, sqlstore.FromTime(b.now()), id))
+	c, err := b.reviewComment(r.Context(), id, *in.Status)
 	if err != nil {
-		if errors.Is(err, sqlstore.ErrNotFound) {
-			return err
-		}
-		return fmt.Errorf("blog: review comment: %w", err)
-	}
-	if p, err := b.postBy(r.Context(), "id", c.PostID, false); err == nil {
-		c.PostTitle = p.Title
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, c)
 	return nil
@@ -112,14 +100,8 @@ func (b *Blog) handleDeleteComment(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	res, err := b.db.Exec(r.Context(), "DELETE FROM comments WHERE id = $1", id)
-	if err != nil {
-		return fmt.Errorf("blog: delete comment: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("blog: delete comment: %w", err)
-	} else if n == 0 {
-		return sqlstore.ErrNotFound
+	if err := b.deleteComment(r.Context(), id); err != nil {
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil

@@ -2,20 +2,20 @@ package blog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
 // approvedComments lists a post's approved comments, oldest first.
-func (b *Blog) approvedComments(ctx context.Context, postID string, pg httpx.Paging) ([]PublicComment, int, error) {
+func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]PublicComment, int, error) {
 	var total int
 	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND status = 'approved'", postID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("blog: count comments: %w", err)
 	}
 	rows, err := b.db.Query(ctx, `SELECT id, author, content, created_at FROM comments WHERE post_id = $1 AND status = 'approved'
-		ORDER BY created_at, id LIMIT $2 OFFSET $3`, postID, pg.Size, pg.Offset())
+		ORDER BY created_at, id LIMIT $2 OFFSET $3`, postID, pg.limit, pg.offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 	}
@@ -75,7 +75,7 @@ func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error)
 }
 
 // listComments pages through comments of live posts, newest first.
-func (b *Blog) listComments(ctx context.Context, f commentFilter, pg httpx.Paging) ([]AdminComment, int, error) {
+func (b *Blog) listComments(ctx context.Context, f commentFilter, pg span) ([]AdminComment, int, error) {
 	var w where
 	if f.Status != "" {
 		w.add("c.status = ?", f.Status)
@@ -93,7 +93,7 @@ func (b *Blog) listComments(ctx context.Context, f commentFilter, pg httpx.Pagin
 		return nil, 0, fmt.Errorf("blog: count comments: %w", err)
 	}
 	rows, err := b.db.Query(ctx, "SELECT "+adminCommentColumns+adminCommentFrom+w.sql()+
-		" ORDER BY c.created_at DESC, c.id DESC LIMIT "+w.arg(pg.Size)+" OFFSET "+w.arg(pg.Offset()), w.args...)
+		" ORDER BY c.created_at DESC, c.id DESC LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 	}
@@ -139,4 +139,38 @@ func (b *Blog) commentStats(ctx context.Context) (CommentStats, error) {
 		return s, fmt.Errorf("blog: comment stats: %w", err)
 	}
 	return s, nil
+}
+
+// reviewComment sets the status of a comment on a live post and returns it
+// with its post's title; sqlstore.ErrNotFound when there is none.
+func (b *Blog) reviewComment(ctx context.Context, id, status string) (AdminComment, error) {
+	c, err := scanAdminComment(b.db.QueryRowWrite(ctx, `UPDATE comments SET status = $1, updated_at = $2 WHERE id = $3
+		AND post_id IN (SELECT id FROM posts WHERE deleted_at IS NULL)
+		RETURNING id, author, content, created_at, email, ip, user_agent, post_id, '', status`,
+		status, sqlstore.FromTime(b.now()), id))
+	if err != nil {
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			return c, err
+		}
+		return c, fmt.Errorf("blog: review comment: %w", err)
+	}
+	if p, err := b.postBy(ctx, "id", c.PostID, false); err == nil {
+		c.PostTitle = p.Title
+	}
+	return c, nil
+}
+
+// deleteComment removes a comment for good; sqlstore.ErrNotFound when there
+// is none.
+func (b *Blog) deleteComment(ctx context.Context, id string) error {
+	res, err := b.db.Exec(ctx, "DELETE FROM comments WHERE id = $1", id)
+	if err != nil {
+		return fmt.Errorf("blog: delete comment: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("blog: delete comment: %w", err)
+	} else if n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
 }

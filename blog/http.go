@@ -23,3 +23,6 @@ func pathKey(r *http.Request, column string) (string, error) {
 func blogPaging(r *http.Request, def int) (httpx.Paging, error) {
 	return httpx.ParsePaging(r, "page_size", def, 100)
 }
+
+// spanOf is the rows a page of p covers.
+func spanOf(p httpx.Paging) span { return span{limit: p.Size, offset: p.Offset()} }

@@ -20,7 +20,7 @@ func (b *Blog) handleListLinks(public bool) httpx.HandlerFunc {
 		} else if f.Active, err = httpx.QueryBool(r, "is_active"); err != nil {
 			return err
 		}
-		items, total, err := b.listLinks(r.Context(), f, pg)
+		items, total, err := b.listLinks(r.Context(), f, spanOf(pg))
 		if err != nil {
 			return httpError(err)
 		}

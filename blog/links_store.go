@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -23,7 +22,7 @@ func scanLink(row interface{ Scan(...any) error }) (*FriendLink, error) {
 }
 
 // listLinks pages through live links by sort ASC, created_at DESC.
-func (b *Blog) listLinks(ctx context.Context, f linkFilter, pg httpx.Paging) ([]*FriendLink, int, error) {
+func (b *Blog) listLinks(ctx context.Context, f linkFilter, pg span) ([]*FriendLink, int, error) {
 	var w where
 	w.add("deleted_at IS NULL")
 	if f.Active != nil && *f.Active {
@@ -41,7 +40,7 @@ func (b *Blog) listLinks(ctx context.Context, f linkFilter, pg httpx.Paging) ([]
 		return nil, 0, fmt.Errorf("blog: count friend links: %w", err)
 	}
 	rows, err := b.db.Query(ctx, "SELECT "+linkColumns+" FROM friend_links"+w.sql()+
-		" ORDER BY sort, created_at DESC, id DESC LIMIT "+w.arg(pg.Size)+" OFFSET "+w.arg(pg.Offset()), w.args...)
+		" ORDER BY sort, created_at DESC, id DESC LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list friend links: %w", err)
 	}

@@ -23,7 +23,7 @@ func (b *Blog) handleListPages(public bool) httpx.HandlerFunc {
 				return httpx.Unprocessable("status", "must be draft, published or archived")
 			}
 		}
-		items, total, err := b.listPages(r.Context(), f, p)
+		items, total, err := b.listPages(r.Context(), f, spanOf(p))
 		if err != nil {
 			return httpError(err)
 		}

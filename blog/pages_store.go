@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -26,7 +25,7 @@ func scanPage(row interface{ Scan(...any) error }) (*Page, error) {
 }
 
 // listPages returns one page of pages and the total.
-func (b *Blog) listPages(ctx context.Context, f pageFilter, pg httpx.Paging) ([]*Page, int, error) {
+func (b *Blog) listPages(ctx context.Context, f pageFilter, pg span) ([]*Page, int, error) {
 	var w where
 	w.add("deleted_at IS NULL")
 	if f.Public {
@@ -48,7 +47,7 @@ func (b *Blog) listPages(ctx context.Context, f pageFilter, pg httpx.Paging) ([]
 	if f.Public {
 		order = " ORDER BY sort_order, created_at, id"
 	}
-	rows, err := b.db.Query(ctx, "SELECT "+pageColumns+" FROM pages"+w.sql()+order+" LIMIT "+w.arg(pg.Size)+" OFFSET "+w.arg(pg.Offset()), w.args...)
+	rows, err := b.db.Query(ctx, "SELECT "+pageColumns+" FROM pages"+w.sql()+order+" LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list pages: %w", err)
 	}

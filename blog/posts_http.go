@@ -39,7 +39,7 @@ func (b *Blog) handleListPosts(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		items, total, err := b.listPosts(r.Context(), f, p)
+		items, total, err := b.listPosts(r.Context(), f, spanOf(p))
 		if err != nil {
 			return httpError(err)
 		}

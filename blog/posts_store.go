@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -42,7 +41,7 @@ func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) e
 const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
 
 // listPosts returns one page of posts and the total.
-func (b *Blog) listPosts(ctx context.Context, f postFilter, pg httpx.Paging) ([]PostItem, int, error) {
+func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
 	var w where
 	if f.Public {
 		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(b.now())))
@@ -73,7 +72,7 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg httpx.Paging) ([]
 	} else if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("blog: count posts: %w", err)
 	}
-	if total == 0 || pg.Offset() >= total {
+	if total == 0 || pg.offset >= total {
 		return []PostItem{}, total, nil
 	}
 	order := " ORDER BY p.created_at DESC, p.id DESC"
@@ -82,13 +81,13 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg httpx.Paging) ([]
 		// COALESCE(published_at, created_at) DESC, created_at DESC.
 		order = " ORDER BY p.published_at DESC, p.created_at DESC"
 	}
-	q := "SELECT " + postItemColumns + postFrom + w.sql() + order + " LIMIT " + w.arg(pg.Size) + " OFFSET " + w.arg(pg.Offset())
+	q := "SELECT " + postItemColumns + postFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
 	rows, err := b.db.Query(ctx, q, w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
 	}
 	defer rows.Close()
-	items := make([]PostItem, 0, pg.Size)
+	items := make([]PostItem, 0, pg.limit)
 	for rows.Next() {
 		var it PostItem
 		if err := scanPost(rows, &it); err != nil {

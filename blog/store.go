@@ -9,6 +9,10 @@ import (
 	"folio/sqlstore"
 )
 
+// span is the part of a list one page shows, in rows. The stores take it
+// rather than the HTTP paging parameters, of which they know nothing.
+type span struct{ limit, offset int }
+
 // where collects SQL conditions and their arguments, numbering placeholders.
 type where struct {
 	conds []string

@@ -15,7 +15,7 @@ func (b *Blog) handleListTerms(table termTable) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		items, total, err := b.listTerms(r.Context(), table, strings.TrimSpace(r.URL.Query().Get("keyword")), p)
+		items, total, err := b.listTerms(r.Context(), table, strings.TrimSpace(r.URL.Query().Get("keyword")), spanOf(p))
 		if err != nil {
 			return httpError(err)
 		}

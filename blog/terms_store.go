@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -23,7 +22,7 @@ func scanTerm(row interface{ Scan(...any) error }) (Term, error) {
 
 // listTerms pages through live terms, oldest first, optionally filtered by a
 // keyword over name and slug.
-func (b *Blog) listTerms(ctx context.Context, table termTable, keyword string, p httpx.Paging) ([]Term, int, error) {
+func (b *Blog) listTerms(ctx context.Context, table termTable, keyword string, p span) ([]Term, int, error) {
 	var w where
 	w.add("deleted_at IS NULL")
 	if keyword != "" {
@@ -36,7 +35,7 @@ func (b *Blog) listTerms(ctx context.Context, table termTable, keyword string, p
 		return nil, 0, fmt.Errorf("blog: count %s: %w", table, err)
 	}
 	q := "SELECT " + termColumns + " FROM " + string(table) + w.sql() +
-		" ORDER BY created_at, id LIMIT " + w.arg(p.Size) + " OFFSET " + w.arg(p.Offset())
+		" ORDER BY created_at, id LIMIT " + w.arg(p.limit) + " OFFSET " + w.arg(p.offset)
 	rows, err := b.db.Query(ctx, q, w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list %s: %w", table, err)
