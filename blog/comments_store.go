@@ -37,7 +37,8 @@ func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]
 }
 
 // submitComment stores a pending comment on a publicly visible post whose
-// comments are open. ErrNotFound for an invisible post; 403 when closed.
+// comments are open. ErrNotFound for an invisible post; errCommentsClosed
+// when closed.
 func (b *Blog) submitComment(ctx context.Context, postID string, in commentInput, ip, userAgent string) (commentReceipt, error) {
 	p, err := b.postBy(ctx, "id", postID, true)
 	if err != nil {

@@ -42,7 +42,7 @@ func (w *where) sql() string {
 }
 
 // freeSlug picks the slug of a row of table: the given one, which must not
-// be taken by another live row (409), or one derived from title.
+// be taken by another live row (errDuplicateSlug), or one derived from title.
 func freeSlug(ctx context.Context, q sqlstore.Querier, table, id, slug, title string) (string, error) {
 	candidates := []string{slug}
 	if slug == "" {
