@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"folio/blog/ai"
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -207,7 +206,7 @@ func (b *Blog) generateTags(ctx context.Context, log *slog.Logger, c *ai.Client,
 
 // tagNames lists the live tags' names, oldest first, for the model to reuse.
 func (b *Blog) tagNames(ctx context.Context) ([]string, error) {
-	terms, _, err := b.listTerms(ctx, tags, "", httpx.Paging{Page: 1, Size: aiExistingTags})
+	terms, _, err := b.listTerms(ctx, tags, "", span{limit: aiExistingTags})
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func (s *Site) list(r *http.Request, kind string, v *templates.View, f postFilte
 	}
 	size := s.b.settings.Get(r.Context()).Post.PostsPerPage
 	f.Public = true
-	items, total, err := s.b.listPosts(r.Context(), f, httpx.Paging{Page: n, Size: size})
+	items, total, err := s.b.listPosts(r.Context(), f, spanOf(httpx.Paging{Page: n, Size: size}))
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +342,7 @@ func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*
 	v.Post = post
 	v.Form = form
 	if p.ShowComments {
-		comments, _, err := s.b.approvedComments(ctx, p.ID, httpx.Paging{Page: 1, Size: maxSiteComments})
+		comments, _, err := s.b.approvedComments(ctx, p.ID, span{limit: maxSiteComments})
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ func (s *Site) comment(w http.ResponseWriter, r *http.Request) (*answer, error) 
 	in := commentInput{Author: form.Author, Email: form.Email, Content: form.Content}
 	if _, err := s.b.submitComment(ctx, p.ID, in, httpx.ClientIP(r), r.UserAgent()); err != nil {
 		var he *httpx.Error
-		if !errors.As(err, &he) || he.Status >= 500 {
+		if !errors.As(httpError(err), &he) || he.Status >= 500 {
 			return nil, err
 		}
 		if he.Status == http.StatusNotFound {

@@ -2,14 +2,11 @@ package blog
 
 import (
 	"crypto/rand"
-	"net/http"
 	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"folio/httpx"
 )
 
 const maxSlug = 100
@@ -83,16 +80,16 @@ func slugCandidates(title string) []string {
 // characters.
 func checkText(field, s string, required bool, max int) error {
 	if required && strings.TrimSpace(s) == "" {
-		return httpx.Unprocessable(field, "must not be empty")
+		return invalid(field, "must not be empty")
 	}
 	if utf8.RuneCountInString(s) > max {
-		return httpx.Unprocessable(field, "must be at most "+strconv.Itoa(max)+" characters")
+		return invalid(field, "must be at most "+strconv.Itoa(max)+" characters")
 	}
 	if !utf8.ValidString(s) {
-		return httpx.Unprocessable(field, "must be valid UTF-8")
+		return invalid(field, "must be valid UTF-8")
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		return httpx.Unprocessable(field, "must not contain NUL characters")
+		return invalid(field, "must not contain NUL characters")
 	}
 	return nil
 }
@@ -103,22 +100,22 @@ func checkText(field, s string, required bool, max int) error {
 func checkURL(field, s string, required bool) error {
 	if s == "" {
 		if required {
-			return httpx.Unprocessable(field, "must not be empty")
+			return invalid(field, "must not be empty")
 		}
 		return nil
 	}
 	if len(s) > 2048 {
-		return httpx.Unprocessable(field, "must be at most 2048 characters")
+		return invalid(field, "must be at most 2048 characters")
 	}
 	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
 		if strings.ContainsAny(s, " \t\r\n\\") {
-			return httpx.Unprocessable(field, "must be an http(s) URL or a path")
+			return invalid(field, "must be an http(s) URL or a path")
 		}
 		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(s, " \t\r\n") {
-		return httpx.Unprocessable(field, "must be an http(s) URL or a path")
+		return invalid(field, "must be an http(s) URL or a path")
 	}
 	return nil
 }
@@ -126,41 +123,13 @@ func checkURL(field, s string, required bool) error {
 // checkEmail accepts a bare address such as a@b.example.
 func checkEmail(field, s string) error {
 	if s == "" {
-		return httpx.Unprocessable(field, "must not be empty")
+		return invalid(field, "must not be empty")
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || len(s) > 254 || !strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".") {
-		return httpx.Unprocessable(field, "must be a valid email address")
+		return invalid(field, "must be a valid email address")
 	}
 	return nil
-}
-
-// where collects SQL conditions and their arguments, numbering placeholders.
-type where struct {
-	conds []string
-	args  []any
-}
-
-// add appends a condition in which "?" stands for the next placeholder(s).
-func (w *where) add(cond string, args ...any) {
-	for _, a := range args {
-		w.args = append(w.args, a)
-		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(w.args)), 1)
-	}
-	w.conds = append(w.conds, cond)
-}
-
-// arg adds an argument and returns its placeholder.
-func (w *where) arg(a any) string {
-	w.args = append(w.args, a)
-	return "$" + strconv.Itoa(len(w.args))
-}
-
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
 // patchField sets *dst to *v when a PATCH body carried the field (v not nil).
@@ -168,13 +137,4 @@ func patchField[T any](dst *T, v *T) {
 	if v != nil {
 		*dst = *v
 	}
-}
-
-// pathKey reads the {id} or {slug} a route matched (column names which);
-// an id must be well formed.
-func pathKey(r *http.Request, column string) (string, error) {
-	if column == "id" {
-		return httpx.PathID(r, "id")
-	}
-	return r.PathValue(column), nil
 }

@@ -39,9 +39,9 @@ func (b *Blog) handleListPosts(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		items, total, err := b.listPosts(r.Context(), f, p)
+		items, total, err := b.listPosts(r.Context(), f, spanOf(p))
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
@@ -57,7 +57,7 @@ func (b *Blog) handleGetPost(column string, public bool) httpx.HandlerFunc {
 		}
 		p, err := b.postBy(r.Context(), column, value, public)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
@@ -71,12 +71,12 @@ func (b *Blog) handleCreatePost(w http.ResponseWriter, r *http.Request) error {
 	}
 	id, err := b.savePost(r.Context(), nil, in)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	p, err := b.postBy(r.Context(), "id", id, false)
 	b.postSaved(id)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusCreated, p)
 	return nil
@@ -92,7 +92,7 @@ func (b *Blog) handleUpdatePost(partial bool) httpx.HandlerFunc {
 		}
 		cur, err := b.postBy(r.Context(), "id", id, false)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		var in postInput
 		if partial {
@@ -106,12 +106,12 @@ func (b *Blog) handleUpdatePost(partial bool) httpx.HandlerFunc {
 			return err
 		}
 		if _, err := b.savePost(r.Context(), cur, in); err != nil {
-			return err
+			return httpError(err)
 		}
 		p, err := b.postBy(r.Context(), "id", id, false)
 		b.postSaved(id)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
@@ -124,7 +124,7 @@ func (b *Blog) handleDeletePost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := b.deletePost(r.Context(), id); err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, nil)
 	return nil

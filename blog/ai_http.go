@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"folio/blog/ai"
@@ -15,14 +14,6 @@ import (
 // aiRequestTimeout bounds an on-demand call: an editor is waiting for it,
 // and the client's own retries fit inside.
 const aiRequestTimeout = 60 * time.Second
-
-// aiInput names the post to work on: a saved post, or the text an editor
-// has not saved yet.
-type aiInput struct {
-	PostID          string `json:"post_id"`
-	Title           string `json:"title"`
-	ContentMarkdown string `json:"content_markdown"`
-}
 
 // aiTask is one on-demand call to the provider.
 type aiTask func(ctx context.Context, c *ai.Client, s sqlstore.Settings, title, markdown string) (any, error)
@@ -65,9 +56,8 @@ func (b *Blog) runAITask(w http.ResponseWriter, r *http.Request, task aiTask) er
 	if err := httpx.DecodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	in.PostID = strings.ToLower(strings.TrimSpace(in.PostID))
-	if in.PostID == "" && strings.TrimSpace(in.Title) == "" && strings.TrimSpace(in.ContentMarkdown) == "" {
-		return httpx.Unprocessable("post_id", "give post_id, or title and content_markdown")
+	if err := in.validate(); err != nil {
+		return httpError(err)
 	}
 	s := b.settings.Get(r.Context())
 	if !s.AI.Enabled {
@@ -81,7 +71,7 @@ func (b *Blog) runAITask(w http.ResponseWriter, r *http.Request, task aiTask) er
 	if in.PostID != "" {
 		p, err := b.postBy(r.Context(), "id", in.PostID, false)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		title, markdown = p.Title, p.ContentMarkdown
 	}

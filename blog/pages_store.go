@@ -1,0 +1,132 @@
+package blog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"folio/sqlstore"
+)
+
+const pageColumns = `id, title, slug, content_markdown, content_html, status, sort_order, show_in_nav,
+	published_at, template, config, created_at, updated_at`
+
+func scanPage(row interface{ Scan(...any) error }) (*Page, error) {
+	var p Page
+	var published *int64
+	var created, updated int64
+	if err := row.Scan(&p.ID, &p.Title, &p.Slug, &p.ContentMarkdown, &p.ContentHTML, &p.Status, &p.SortOrder, &p.ShowInNav,
+		&published, &p.Template, &p.Config, &created, &updated); err != nil {
+		return nil, err
+	}
+	p.PublishedAt = sqlstore.NullTime(published)
+	p.CreatedAt, p.UpdatedAt = sqlstore.Time(created), sqlstore.Time(updated)
+	return &p, nil
+}
+
+// listPages returns one page of pages and the total.
+func (b *Blog) listPages(ctx context.Context, f pageFilter, pg span) ([]*Page, int, error) {
+	var w where
+	w.add("deleted_at IS NULL")
+	if f.Public {
+		w.add("status = 'published'")
+	}
+	if f.Status != "" {
+		w.add("status = ?", f.Status)
+	}
+	if f.Keyword != "" {
+		ph := w.arg(sqlstore.LikePattern(f.Keyword))
+		d := b.db.Dialect()
+		w.conds = append(w.conds, "("+d.ILike("title", ph)+" OR "+d.ILike("content_markdown", ph)+")")
+	}
+	var total int
+	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM pages"+w.sql(), w.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("blog: count pages: %w", err)
+	}
+	order := " ORDER BY created_at DESC, id DESC"
+	if f.Public {
+		order = " ORDER BY sort_order, created_at, id"
+	}
+	rows, err := b.db.Query(ctx, "SELECT "+pageColumns+" FROM pages"+w.sql()+order+" LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("blog: list pages: %w", err)
+	}
+	defer rows.Close()
+	out := []*Page{}
+	for rows.Next() {
+		p, err := scanPage(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("blog: list pages: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("blog: list pages: %w", err)
+	}
+	return out, total, nil
+}
+
+// pageBy loads a live page by "id" or "slug"; with public, only a published
+// one.
+func (b *Blog) pageBy(ctx context.Context, column, value string, public bool) (*Page, error) {
+	if column == "id" && !sqlstore.ValidID(value) {
+		return nil, sqlstore.ErrNotFound
+	}
+	q := "SELECT " + pageColumns + " FROM pages WHERE " + column + " = $1 AND deleted_at IS NULL"
+	if public {
+		q += " AND status = 'published'"
+	}
+	p, err := scanPage(b.db.QueryRow(ctx, q, value))
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, fmt.Errorf("blog: load page: %w", err)
+	}
+	return p, err
+}
+
+// savePage creates (cur nil) or replaces a page and returns its id.
+func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, error) {
+	if err := b.validatePage(&in); err != nil {
+		return "", err
+	}
+	html, err := b.render(in.ContentMarkdown)
+	if err != nil {
+		return "", fmt.Errorf("blog: render page: %w", err)
+	}
+	now := b.now()
+	var published any
+	switch {
+	case cur != nil && cur.PublishedAt != nil:
+		published = sqlstore.FromTime(*cur.PublishedAt)
+	case in.Status == StatusPublished:
+		published = sqlstore.FromTime(now)
+	}
+	id := sqlstore.NewID()
+	if cur != nil {
+		id = cur.ID
+	}
+	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		slug, err := freeSlug(ctx, tx, "pages", id, in.Slug, in.Title)
+		if err != nil {
+			return err
+		}
+		args := []any{id, in.Title, slug, in.ContentMarkdown, html.HTML, in.Status, in.SortOrder, in.ShowInNav,
+			published, in.Template, in.Config, sqlstore.FromTime(now)}
+		if cur == nil {
+			_, err = tx.Exec(ctx, `INSERT INTO pages (id, title, slug, content_markdown, content_html, status, sort_order,
+				show_in_nav, published_at, template, config, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`, args...)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE pages SET title = $2, slug = $3, content_markdown = $4, content_html = $5,
+				status = $6, sort_order = $7, show_in_nav = $8, published_at = $9, template = $10, config = $11,
+				updated_at = $12 WHERE id = $1 AND deleted_at IS NULL`, args...)
+		}
+		if errors.Is(err, sqlstore.ErrConflict) {
+			return errDuplicateSlug
+		}
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("blog: save page: %w", err)
+	}
+	return id, nil
+}

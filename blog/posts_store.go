@@ -1,0 +1,339 @@
+package blog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"folio/sqlstore"
+)
+
+const postItemColumns = `p.id, p.title, p.slug, p.summary, p.summary_source, p.status, p.cover_image,
+	p.published_at, p.show_comments, p.category_id, c.name, c.slug, p.created_at, p.updated_at`
+
+const postFrom = ` FROM posts p LEFT JOIN categories c ON c.id = p.category_id AND c.deleted_at IS NULL`
+
+// scanPost scans postItemColumns into it, then any extra destinations.
+func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) error {
+	var published *int64
+	var catID, catName, catSlug *string
+	var created, updated int64
+	dest := append([]any{&it.ID, &it.Title, &it.Slug, &it.Summary, &it.SummarySource, &it.Status, &it.CoverImage,
+		&published, &it.ShowComments, &catID, &catName, &catSlug, &created, &updated}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return err
+	}
+	it.PublishedAt = sqlstore.NullTime(published)
+	it.CreatedAt, it.UpdatedAt = sqlstore.Time(created), sqlstore.Time(updated)
+	it.Category = nil
+	if catID != nil && catName != nil && catSlug != nil {
+		it.CategoryID = *catID
+		it.Category = &TermRef{ID: *catID, Name: *catName, Slug: *catSlug}
+	}
+	it.Tags = []TermRef{}
+	return nil
+}
+
+// publicCond is the visibility rule of docs/blog-api.md. The literals match the
+// partial index posts_public, which a bound parameter would not.
+const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
+
+// listPosts returns one page of posts and the total.
+func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
+	var w where
+	if f.Public {
+		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(b.now())))
+	} else {
+		w.add("p.deleted_at IS NULL")
+	}
+	if f.Status != "" {
+		w.add("p.status = ?", f.Status)
+	}
+	if f.CategoryID != "" {
+		w.add("p.category_id = ?", f.CategoryID)
+	}
+	if f.TagID != "" {
+		w.add("EXISTS (SELECT 1 FROM post_tags pt WHERE pt.post_id = p.id AND pt.tag_id = ?)", f.TagID)
+	}
+	if f.Keyword != "" {
+		ph := w.arg(sqlstore.LikePattern(f.Keyword))
+		d := b.db.Dialect()
+		w.conds = append(w.conds, "("+d.ILike("p.title", ph)+" OR "+d.ILike("p.summary", ph)+" OR "+d.ILike("p.content_markdown", ph)+")")
+	}
+	var total int
+	if f.Public && len(w.conds) == 1 {
+		n, err := b.publicTotal(ctx, b.now())
+		if err != nil {
+			return nil, 0, err
+		}
+		total = n
+	} else if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("blog: count posts: %w", err)
+	}
+	if total == 0 || pg.offset >= total {
+		return []PostItem{}, total, nil
+	}
+	order := " ORDER BY p.created_at DESC, p.id DESC"
+	if f.Public {
+		// published_at is never NULL for a visible post, so this is
+		// COALESCE(published_at, created_at) DESC, created_at DESC.
+		order = " ORDER BY p.published_at DESC, p.created_at DESC"
+	}
+	q := "SELECT " + postItemColumns + postFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
+	rows, err := b.db.Query(ctx, q, w.args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	}
+	defer rows.Close()
+	items := make([]PostItem, 0, pg.limit)
+	for rows.Next() {
+		var it PostItem
+		if err := scanPost(rows, &it); err != nil {
+			return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	}
+	ptrs := make([]*PostItem, len(items))
+	for i := range items {
+		ptrs[i] = &items[i]
+	}
+	if err := b.loadTags(ctx, b.db, ptrs); err != nil {
+		return nil, 0, err
+	}
+	return items, total, nil
+}
+
+// loadTags fills the tags of several posts with one query.
+func (b *Blog) loadTags(ctx context.Context, q sqlstore.Querier, posts []*PostItem) error {
+	if len(posts) == 0 {
+		return nil
+	}
+	byID := make(map[string]*PostItem, len(posts))
+	args := make([]any, len(posts))
+	for i, p := range posts {
+		byID[strings.ToLower(p.ID)] = p
+		args[i] = p.ID
+	}
+	rows, err := q.Query(ctx, `SELECT pt.post_id, t.id, t.name, t.slug FROM post_tags pt
+		JOIN tags t ON t.id = pt.tag_id AND t.deleted_at IS NULL
+		WHERE pt.post_id IN (`+sqlstore.Placeholders(1, len(args))+`) ORDER BY t.name, t.id`, args...)
+	if err != nil {
+		return fmt.Errorf("blog: load tags: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var postID string
+		var t TermRef
+		if err := rows.Scan(&postID, &t.ID, &t.Name, &t.Slug); err != nil {
+			return fmt.Errorf("blog: load tags: %w", err)
+		}
+		if p := byID[strings.ToLower(postID)]; p != nil {
+			p.Tags = append(p.Tags, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("blog: load tags: %w", err)
+	}
+	return nil
+}
+
+// postBy loads one live post by id or slug (column "id" or "slug"); with
+// public, only when it is publicly visible. sqlstore.ErrNotFound otherwise.
+func (b *Blog) postBy(ctx context.Context, column, value string, public bool) (*Post, error) {
+	if column == "id" && !sqlstore.ValidID(value) {
+		return nil, sqlstore.ErrNotFound
+	}
+	var w where
+	w.add("p."+column+" = ?", value)
+	if public {
+		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(b.now())))
+	} else {
+		w.add("p.deleted_at IS NULL")
+	}
+	var p Post
+	var toc string
+	err := scanPost(b.db.QueryRow(ctx, "SELECT "+postItemColumns+", p.content_markdown, p.content_html, p.toc"+postFrom+w.sql(), w.args...),
+		&p.PostItem, &p.ContentMarkdown, &p.ContentHTML, &toc)
+	if err != nil {
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("blog: load post: %w", err)
+	}
+	if b.settings.Get(ctx).Post.EnableTOC {
+		p.TOC = []TOCEntry{}
+		if err := json.Unmarshal([]byte(toc), &p.TOC); err != nil {
+			return nil, fmt.Errorf("blog: post %s toc: %w", p.ID, err)
+		}
+	}
+	if err := b.loadTags(ctx, b.db, []*PostItem{&p.PostItem}); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// savePost creates (cur nil) or replaces a post and returns its id. The
+// caller calls postSaved once it has read the post back, so that its answer
+// shows the post as saved, not as a background job may have changed it.
+func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, error) {
+	if err := in.validate(); err != nil {
+		return "", err
+	}
+	html, err := b.render(in.ContentMarkdown)
+	if err != nil {
+		return "", fmt.Errorf("blog: render post: %w", err)
+	}
+	toc, _ := json.Marshal(html.TOC) // a slice of plain structs
+	now := b.now()
+
+	// The summary: a hand-written one stays; an empty one is derived from
+	// the text. Sending back the summary the server made (a client that
+	// PUTs what it read) does not make it hand-written.
+	source := summaryManual
+	switch {
+	case in.Summary == "":
+		source = summaryAuto
+	case cur != nil && in.Summary == cur.Summary && cur.SummarySource != summaryManual:
+		source = cur.SummarySource
+		if source == summaryAI && in.ContentMarkdown != cur.ContentMarkdown {
+			source = summaryAuto
+		}
+	}
+	if source == summaryAuto {
+		in.Summary = excerpt(html.Plain, b.settings.Get(ctx).Post.SummaryLength)
+	}
+
+	if in.Status == StatusPublished && in.PublishedAt == nil {
+		if cur != nil && cur.PublishedAt != nil {
+			in.PublishedAt = cur.PublishedAt
+		} else {
+			in.PublishedAt = &now
+		}
+	}
+	id := sqlstore.NewID()
+	if cur != nil {
+		id = cur.ID
+	}
+	var category any
+	if in.CategoryID != "" {
+		category = in.CategoryID
+	}
+	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		if in.CategoryID != "" {
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM categories WHERE id = $1 AND deleted_at IS NULL", in.CategoryID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return invalid("category_id", "category does not exist")
+			}
+		}
+		if len(in.TagIDs) > 0 {
+			args := make([]any, len(in.TagIDs))
+			for i, t := range in.TagIDs {
+				args[i] = t
+			}
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM tags WHERE deleted_at IS NULL AND id IN ("+sqlstore.Placeholders(1, len(args))+")", args...).Scan(&n); err != nil {
+				return err
+			}
+			if n != len(in.TagIDs) {
+				return invalid("tag_ids", "a tag does not exist")
+			}
+		}
+		slug, err := freeSlug(ctx, tx, "posts", id, in.Slug, in.Title)
+		if err != nil {
+			return err
+		}
+		args := []any{id, in.Title, slug, in.Summary, source, in.ContentMarkdown, html.HTML, string(toc), in.Status,
+			in.CoverImage, sqlstore.FromNullTime(in.PublishedAt), *in.ShowComments, category, sqlstore.FromTime(now)}
+		if cur == nil {
+			_, err = tx.Exec(ctx, `INSERT INTO posts (id, title, slug, summary, summary_source, content_markdown, content_html, toc,
+				status, cover_image, published_at, show_comments, category_id, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`, args...)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE posts SET title = $2, slug = $3, summary = $4, summary_source = $5,
+				content_markdown = $6, content_html = $7, toc = $8, status = $9, cover_image = $10, published_at = $11,
+				show_comments = $12, category_id = $13, updated_at = $14 WHERE id = $1 AND deleted_at IS NULL`, args...)
+		}
+		if err != nil {
+			if errors.Is(err, sqlstore.ErrConflict) {
+				return errDuplicateSlug
+			}
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM post_tags WHERE post_id = $1", id); err != nil {
+			return err
+		}
+		for _, t := range in.TagIDs {
+			if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2)", id, t); err != nil {
+				return err
+			}
+		}
+		return bumpPostsVersion(ctx, tx)
+	})
+	if err != nil {
+		return "", fmt.Errorf("blog: save post: %w", err)
+	}
+	return id, nil
+}
+
+// deletePost soft-deletes a post, freeing its slug.
+func (b *Blog) deletePost(ctx context.Context, id string) error {
+	if err := b.softDelete(ctx, "posts", id); err != nil {
+		return err
+	}
+	return bumpPostsVersion(ctx, b.db)
+}
+
+// setGeneratedSummary stores a summary made by the AI, unless the author
+// wrote one by hand meanwhile.
+func (b *Blog) setGeneratedSummary(ctx context.Context, postID, summary string) error {
+	if !sqlstore.ValidID(postID) {
+		return sqlstore.ErrNotFound
+	}
+	_, err := b.db.Exec(ctx, "UPDATE posts SET summary = $1, summary_source = $2 WHERE id = $3 AND summary_source <> $4 AND deleted_at IS NULL",
+		summary, summaryAI, postID, summaryManual)
+	if err != nil {
+		return fmt.Errorf("blog: set generated summary: %w", err)
+	}
+	return nil
+}
+
+// attachTags attaches tags by name, reusing live tags whose name matches
+// case-insensitively and creating the missing ones; at most five names.
+func (b *Blog) attachTags(ctx context.Context, postID string, names []string) error {
+	if !sqlstore.ValidID(postID) {
+		return sqlstore.ErrNotFound
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		key := strings.ToLower(name)
+		if name == "" || seen[key] || len(seen) >= maxAutoTags {
+			continue
+		}
+		seen[key] = true
+		var tagID string
+		err := b.db.QueryRow(ctx, "SELECT id FROM tags WHERE LOWER(name) = LOWER($1) AND deleted_at IS NULL ORDER BY created_at LIMIT 1", name).Scan(&tagID)
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			t, serr := b.saveTerm(ctx, tags, "", termInput{Name: name})
+			if serr != nil {
+				return fmt.Errorf("blog: create tag %q: %w", name, serr)
+			}
+			tagID, err = t.ID, nil
+		}
+		if err != nil {
+			return fmt.Errorf("blog: find tag %q: %w", name, err)
+		}
+		if _, err := b.db.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
+			return fmt.Errorf("blog: attach tag %q: %w", name, err)
+		}
+	}
+	return nil
+}
