@@ -13,7 +13,7 @@ import (
 // no route matches is answered by the surface owning the path, through the
 // method-less fallback patterns it registers, and so are panics and refused
 // query strings: the route map is written once, where the routes are
-// (docs/design.md, HTTP).
+// (docs/design.md, HTTP). Every route is registered before serving starts.
 type Router struct {
 	mux          *http.ServeMux
 	owners       map[string]*Surface // every registered pattern
@@ -50,6 +50,7 @@ type Surface struct {
 	name  string
 	env   Envelope
 	pages bool
+	serve http.Handler // owned, recovering panics in env
 }
 
 // NewRouter returns an empty route table.
@@ -59,12 +60,18 @@ func NewRouter() *Router {
 
 // API adds a JSON API surface answering in env.
 func (rt *Router) API(name string, env Envelope) *Surface {
-	return &Surface{rt: rt, name: name, env: env}
+	return rt.surface(name, env, false)
 }
 
 // Pages adds a surface of pages whose errors other than 404 answer in env.
 func (rt *Router) Pages(name string, env Envelope) *Surface {
-	return &Surface{rt: rt, name: name, env: env, pages: true}
+	return rt.surface(name, env, true)
+}
+
+func (rt *Router) surface(name string, env Envelope, pages bool) *Surface {
+	s := &Surface{rt: rt, name: name, env: env, pages: pages}
+	s.serve = recoverer(http.HandlerFunc(s.owned), env)
+	return s
 }
 
 // SetNotFoundPage makes h the answer to the 404s of every pages surface;
@@ -121,29 +128,30 @@ func (s *Surface) register(pattern string, h http.Handler, fallback bool) {
 // owning it.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// For an unclean path the mux reports the pattern the clean path
-	// matches, so the owner is known before the redirect.
-	_, pattern := rt.mux.Handler(r)
-	s := rt.owners[pattern]
-	if s == nil {
-		rt.mux.ServeHTTP(w, r)
+	// matches, so the owner is known before any redirect.
+	if _, pattern := rt.mux.Handler(r); rt.owners[pattern] != nil {
+		rt.owners[pattern].serve.ServeHTTP(w, r)
 		return
 	}
-	recoverer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.RawQuery != "" && !validQueryText(r.URL.RawQuery) {
-			err := BadRequest("invalid query string")
-			if s.pages {
-				http.Error(w, err.Msg, err.Status)
-			} else {
-				s.env.Error(w, r, err)
-			}
-			return
+	rt.mux.ServeHTTP(w, r)
+}
+
+// owned serves a request whose path s owns.
+func (s *Surface) owned(w http.ResponseWriter, r *http.Request) {
+	if r.URL.RawQuery != "" && !validQueryText(r.URL.RawQuery) {
+		err := BadRequest("invalid query string")
+		if s.pages {
+			http.Error(w, err.Msg, err.Status)
+		} else {
+			s.env.Error(w, r, err)
 		}
-		if !s.pages && !cleanPath(r.URL.Path) {
-			rt.missUnclean(s, w, r)
-			return
-		}
-		rt.mux.ServeHTTP(w, r)
-	}), s.env).ServeHTTP(w, r)
+		return
+	}
+	if !s.pages && !cleanPath(r.URL.Path) {
+		s.rt.missUnclean(s, w, r)
+		return
+	}
+	s.rt.mux.ServeHTTP(w, r)
 }
 
 // missUnclean answers an unclean path through the fallback owning its clean
