@@ -41,11 +41,11 @@ func newEnv(t testing.TB) *env {
 type setup struct {
 	log io.Writer        // the blog's log; nil discards it
 	now func() time.Time // the blog's clock; nil is time.Now
-	// handler turns the mux holding the blog's routes into the handler
+	// handler turns the router holding the blog's routes into the handler
 	// under test; nil puts it behind a trusted-loopback proxy so that
 	// tests can play several client IPs (rate limits are per IP) with
 	// X-Forwarded-For.
-	handler func(t testing.TB, mux *http.ServeMux, b *blog.Blog) http.Handler
+	handler func(t testing.TB, routes *httpx.Router, b *blog.Blog) http.Handler
 }
 
 // newEnvWith builds the blog on a fresh database, serves it, logs the
@@ -72,12 +72,12 @@ func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
 		defer cancel()
 		_ = b.Close(ctx)
 	})
-	mux := http.NewServeMux()
-	b.Routes(mux)
+	routes := httpx.NewRouter()
+	b.Routes(routes)
 	if s.handler == nil {
 		s.handler = trustLoopback
 	}
-	e := &env{t: t, db: db, auth: a, settings: st, handler: s.handler(t, mux, b)}
+	e := &env{t: t, db: db, auth: a, settings: st, handler: s.handler(t, routes, b)}
 	e.anon = httpxtest.NewServer(t, e.handler)
 	e.admin = e.anon.Clone()
 	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
@@ -85,12 +85,12 @@ func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
 	return e, b
 }
 
-func trustLoopback(t testing.TB, mux *http.ServeMux, _ *blog.Blog) http.Handler {
+func trustLoopback(t testing.TB, routes *httpx.Router, _ *blog.Blog) http.Handler {
 	loopback, err := httpx.ParsePrefixes("127.0.0.0/8,::1/128")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpx.Chain(mux, httpx.Proxies{Trusted: loopback}.Middleware)
+	return httpx.Chain(routes, httpx.Proxies{Trusted: loopback}.Middleware)
 }
 
 // visitor is a new client without cookies that comes from ip.

@@ -7,31 +7,43 @@ import (
 	"folio/httpx"
 )
 
-// Routes registers every blog API route.
-func (b *Blog) Routes(mux *http.ServeMux) {
+// Routes registers the blog JSON API on rt. Besides its routes the surface
+// owns every /api/ path that no other surface does, and the admin area,
+// where an unknown path needs the administrator first (docs/design.md,
+// HTTP).
+func (b *Blog) Routes(rt *httpx.Router) {
 	env := httpx.BlogAPI
-	// Public reads: CORS when render.enable_cors (never with credentials).
+	api := rt.API("blog", env)
+	// Public reads: CORS when render.enable_cors (never with credentials),
+	// each with its preflight.
 	pub := func(pattern string, h httpx.HandlerFunc) {
-		b.PublicGET(mux, pattern, env.Handle(h))
+		api.Handle(pattern, b.PublicRead(env.Handle(h)))
 	}
+	preflight := func(pattern string) {
+		api.Handle(pattern, http.HandlerFunc(b.Preflight))
+	}
+	requireAdmin := b.auth.RequireAdmin(env)
 	admin := func(pattern string, h httpx.HandlerFunc) {
 		var next http.Handler = env.Handle(h)
 		if !strings.HasPrefix(pattern, "GET ") {
 			next = b.changesSite(next)
 		}
-		mux.Handle(pattern, b.auth.RequireAdmin(env)(next))
+		api.Handle(pattern, requireAdmin(next))
 	}
 
-	mux.Handle("POST /api/v1/admin/auth/login", b.loginLimit.Middleware(env)(env.Handle(b.handleLogin)))
+	api.Handle("POST /api/v1/admin/auth/login", b.loginLimit.Middleware(env)(env.Handle(b.handleLogin)))
 	admin("GET /api/v1/admin/auth/me", b.handleMe)
 	admin("POST /api/v1/admin/auth/logout", b.handleLogout)
 
-	pub("/api/v1/posts", b.handleListPosts(true))
-	pub("/api/v1/posts/{id}", b.handleGetPost("id", true))
+	pub("GET /api/v1/posts", b.handleListPosts(true))
+	preflight("OPTIONS /api/v1/posts")
+	pub("GET /api/v1/posts/{id}", b.handleGetPost("id", true))
+	preflight("OPTIONS /api/v1/posts/{id}")
 	// "/api/v1/posts/slug/{slug}" and "/api/v1/posts/{id}/comments" overlap
 	// as ServeMux patterns ("/api/v1/posts/slug/comments"); an id is never
 	// "slug", so one pattern serves both.
-	pub("/api/v1/posts/{id}/{sub}", b.postSubroute(b.handleGetPost("slug", true), b.handleListApprovedComments))
+	pub("GET /api/v1/posts/{id}/{sub}", b.postSubroute(b.handleGetPost("slug", true), b.handleListApprovedComments))
+	preflight("OPTIONS /api/v1/posts/{id}/{sub}")
 	admin("GET /api/v1/admin/posts", b.handleListPosts(false))
 	admin("GET /api/v1/admin/posts/{id}", b.handleGetPost("id", false))
 	admin("GET /api/v1/admin/posts/slug/{slug}", b.handleGetPost("slug", false))
@@ -40,14 +52,16 @@ func (b *Blog) Routes(mux *http.ServeMux) {
 	admin("PATCH /api/v1/admin/posts/{id}", b.handleUpdatePost(true))
 	admin("DELETE /api/v1/admin/posts/{id}", b.handleDeletePost)
 
-	mux.Handle("POST /api/v1/posts/{id}/comments", b.commentLimit.Middleware(env)(env.Handle(b.handleSubmitComment)))
+	api.Handle("POST /api/v1/posts/{id}/comments", b.commentLimit.Middleware(env)(env.Handle(b.handleSubmitComment)))
 	admin("GET /api/v1/admin/comments", b.handleAdminListComments)
 	admin("GET /api/v1/admin/comments/stats", b.handleCommentStats)
 	admin("PATCH /api/v1/admin/comments/{id}", b.handleReviewComment)
 	admin("DELETE /api/v1/admin/comments/{id}", b.handleDeleteComment)
 
-	pub("/api/v1/pages", b.handleListPages(true))
-	pub("/api/v1/pages/slug/{slug}", b.handleGetPage("slug", true))
+	pub("GET /api/v1/pages", b.handleListPages(true))
+	preflight("OPTIONS /api/v1/pages")
+	pub("GET /api/v1/pages/slug/{slug}", b.handleGetPage("slug", true))
+	preflight("OPTIONS /api/v1/pages/slug/{slug}")
 	admin("GET /api/v1/admin/pages", b.handleListPages(false))
 	admin("GET /api/v1/admin/pages/{id}", b.handleGetPage("id", false))
 	admin("POST /api/v1/admin/pages", b.handleCreatePage)
@@ -55,20 +69,32 @@ func (b *Blog) Routes(mux *http.ServeMux) {
 	admin("PATCH /api/v1/admin/pages/{id}", b.handleUpdatePage(true))
 	admin("DELETE /api/v1/admin/pages/{id}", b.handleDeletePage)
 
-	for _, t := range []termTable{categories, tags} {
-		res := string(t)
-		pub("/api/v1/"+res, b.handleListTerms(t))
-		pub("/api/v1/"+res+"/{id}", b.handleGetTerm(t))
-		admin("GET /api/v1/admin/"+res, b.handleListTerms(t))
-		admin("GET /api/v1/admin/"+res+"/{id}", b.handleGetTerm(t))
-		admin("POST /api/v1/admin/"+res, b.handleCreateTerm(t))
-		admin("PUT /api/v1/admin/"+res+"/{id}", b.handleUpdateTerm(t, false))
-		admin("PATCH /api/v1/admin/"+res+"/{id}", b.handleUpdateTerm(t, true))
-		admin("DELETE /api/v1/admin/"+res+"/{id}", b.handleDeleteTerm(t))
-	}
+	pub("GET /api/v1/categories", b.handleListTerms(categories))
+	preflight("OPTIONS /api/v1/categories")
+	pub("GET /api/v1/categories/{id}", b.handleGetTerm(categories))
+	preflight("OPTIONS /api/v1/categories/{id}")
+	admin("GET /api/v1/admin/categories", b.handleListTerms(categories))
+	admin("GET /api/v1/admin/categories/{id}", b.handleGetTerm(categories))
+	admin("POST /api/v1/admin/categories", b.handleCreateTerm(categories))
+	admin("PUT /api/v1/admin/categories/{id}", b.handleUpdateTerm(categories, false))
+	admin("PATCH /api/v1/admin/categories/{id}", b.handleUpdateTerm(categories, true))
+	admin("DELETE /api/v1/admin/categories/{id}", b.handleDeleteTerm(categories))
 
-	pub("/api/v1/friend-links", b.handleListLinks(true))
-	pub("/api/v1/friend-links/{id}", b.handleGetLink(true))
+	pub("GET /api/v1/tags", b.handleListTerms(tags))
+	preflight("OPTIONS /api/v1/tags")
+	pub("GET /api/v1/tags/{id}", b.handleGetTerm(tags))
+	preflight("OPTIONS /api/v1/tags/{id}")
+	admin("GET /api/v1/admin/tags", b.handleListTerms(tags))
+	admin("GET /api/v1/admin/tags/{id}", b.handleGetTerm(tags))
+	admin("POST /api/v1/admin/tags", b.handleCreateTerm(tags))
+	admin("PUT /api/v1/admin/tags/{id}", b.handleUpdateTerm(tags, false))
+	admin("PATCH /api/v1/admin/tags/{id}", b.handleUpdateTerm(tags, true))
+	admin("DELETE /api/v1/admin/tags/{id}", b.handleDeleteTerm(tags))
+
+	pub("GET /api/v1/friend-links", b.handleListLinks(true))
+	preflight("OPTIONS /api/v1/friend-links")
+	pub("GET /api/v1/friend-links/{id}", b.handleGetLink(true))
+	preflight("OPTIONS /api/v1/friend-links/{id}")
 	admin("GET /api/v1/admin/friend-links", b.handleListLinks(false))
 	admin("GET /api/v1/admin/friend-links/{id}", b.handleGetLink(false))
 	admin("POST /api/v1/admin/friend-links", b.handleCreateLink)
@@ -81,6 +107,14 @@ func (b *Blog) Routes(mux *http.ServeMux) {
 
 	admin("POST /api/v1/admin/ai/summary", b.handleAISummary)
 	admin("POST /api/v1/admin/ai/tags", b.handleAITags)
+
+	// The catch-all: an /api/ path no surface owns is the blog's, so it
+	// answers in the envelope most of the API uses.
+	api.Fallback("/api/")
+	// Unknown admin paths answer 401 without credentials, as the routes
+	// that exist do, so the admin route map cannot be probed.
+	api.Fallback("/api/v1/admin", requireAdmin)
+	api.Fallback("/api/v1/admin/", requireAdmin)
 }
 
 // postSubroute sends /posts/slug/{x} to bySlug and /posts/{id}/comments to
@@ -99,17 +133,10 @@ func (b *Blog) postSubroute(bySlug, comments httpx.HandlerFunc) httpx.HandlerFun
 	}
 }
 
-// cors lets any origin read a public endpoint when render.enable_cors is
-// on. No credentials are ever allowed: these answers are the same for all.
-// PublicGET registers a public read at path: GET (and HEAD) carrying the
-// CORS header when render.enable_cors is on, and its preflight. cmd/folio
-// registers the health check with it, a public read too.
-func (b *Blog) PublicGET(mux *http.ServeMux, path string, h http.Handler) {
-	mux.Handle("GET "+path, b.cors(h))
-	mux.Handle("OPTIONS "+path, http.HandlerFunc(b.preflight))
-}
-
-func (b *Blog) cors(next http.Handler) http.Handler {
+// PublicRead lets any origin read h when render.enable_cors is on. No
+// credentials are ever allowed: these answers are the same for all.
+// cmd/folio wraps the health check with it, a public read too.
+func (b *Blog) PublicRead(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if b.settings.Get(r.Context()).Render.EnableCORS {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -118,8 +145,8 @@ func (b *Blog) cors(next http.Handler) http.Handler {
 	})
 }
 
-// preflight answers CORS preflight requests of the public reads.
-func (b *Blog) preflight(w http.ResponseWriter, r *http.Request) {
+// Preflight answers CORS preflight requests of the public reads.
+func (b *Blog) Preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if b.settings.Get(r.Context()).Render.EnableCORS {
 		h.Set("Access-Control-Allow-Origin", "*")

@@ -40,22 +40,6 @@ const (
 	maxSiteComments = 500 // shown under one post
 )
 
-// Routes registers the site's routes.
-func (s *Site) Routes(mux *http.ServeMux) {
-	mux.Handle("GET /{$}", s.handle(s.home))
-	mux.Handle("GET /posts/{slug}", s.handle(s.post))
-	mux.Handle("POST /posts/{slug}/comments", s.handle(s.comment))
-	mux.Handle("GET /pages/{slug}", s.handle(s.page))
-	mux.Handle("GET /categories/{slug}", s.handle(s.category))
-	mux.Handle("GET /tags/{slug}", s.handle(s.tag))
-	mux.Handle("GET /search", s.handle(s.search))
-	mux.Handle("GET /feed.xml", s.handle(s.rss))
-	mux.Handle("GET /atom.xml", s.handle(s.atom))
-	mux.Handle("GET /sitemap.xml", s.handle(s.sitemap))
-	mux.Handle("GET /robots.txt", s.handle(s.robots))
-	mux.Handle("GET /static/{file}", http.HandlerFunc(s.static))
-}
-
 // baseURL is the origin of absolute links: site.site_url when it is an
 // absolute http(s) URL, else the request's own (server.base_url or Host).
 func (s *Site) baseURL(r *http.Request) string {

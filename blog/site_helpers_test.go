@@ -15,7 +15,7 @@ import (
 )
 
 // siteEnv is the blog API plus the classic site, wired as cmd/folio does:
-// unmatched paths go to Site.NotFound.
+// the site answers the paths no other surface owns.
 type siteEnv struct {
 	*env
 	site  *blog.Site
@@ -45,7 +45,7 @@ func newSiteEnv(t testing.TB) *siteEnv {
 	t.Helper()
 	clock := &testClock{}
 	var site *blog.Site
-	e, _ := newEnvWith(t, setup{now: clock.now, handler: func(t testing.TB, mux *http.ServeMux, b *blog.Blog) http.Handler {
+	e, _ := newEnvWith(t, setup{now: clock.now, handler: func(t testing.TB, routes *httpx.Router, b *blog.Blog) http.Handler {
 		eng, err := templates.New(templates.Options{Pages: templates.FS})
 		if err != nil {
 			t.Fatal(err)
@@ -53,9 +53,8 @@ func newSiteEnv(t testing.TB) *siteEnv {
 		if site, err = blog.NewSite(b, eng); err != nil {
 			t.Fatal(err)
 		}
-		site.Routes(mux)
-		root := httpx.Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) { site.NotFound(w, r) })
-		return httpx.Chain(root, httpx.Proxies{}.Middleware)
+		site.Routes(routes)
+		return httpx.Chain(routes, httpx.Proxies{}.Middleware)
 	}})
 	return &siteEnv{env: e, site: site, clock: clock}
 }

@@ -6,7 +6,6 @@ package filehost
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"folio/auth"
@@ -58,12 +57,6 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
 		guestLimit:    httpx.NewRateLimiter(10, time.Minute),
 	}, nil
-}
-
-// Routes registers every file-hosting route on mux.
-func (s *Service) Routes(mux *http.ServeMux) {
-	s.contentRoutes(mux)
-	s.accountRoutes(mux)
 }
 
 // migrations are the file host's tables. objects hold stored content, shared

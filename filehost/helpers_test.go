@@ -29,7 +29,7 @@ type testEnv struct {
 	settings *sqlstore.SettingsStore
 	store    *storage.Local
 	svc      *Service
-	handler  http.Handler // the mux behind the trusted-loopback proxy middleware
+	handler  http.Handler // the routes behind the trusted-loopback proxy middleware
 	c        *httpxtest.Client
 	// admin is a client carrying the configured administrator's Bearer token.
 	admin *httpxtest.Client
@@ -58,9 +58,9 @@ func newTestEnv(t testing.TB) *testEnv {
 	if err != nil {
 		t.Fatalf("filehost.New: %v", err)
 	}
-	mux := http.NewServeMux()
-	svc.Routes(mux)
-	h := httpx.Chain(mux, httpx.Proxies{Trusted: loopback}.Middleware)
+	routes := httpx.NewRouter()
+	svc.Routes(routes)
+	h := httpx.Chain(routes, httpx.Proxies{Trusted: loopback}.Middleware)
 	e := &testEnv{t: t, db: db, auth: authSvc, settings: settings, store: store, svc: svc, handler: h}
 	e.c = httpxtest.NewServer(t, h)
 	e.admin = e.clientFor(authSvc.AdminID())

@@ -5,9 +5,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"testing"
 
+	"folio/httpx"
 	"folio/httpx/httpxtest"
 )
 
@@ -20,9 +20,9 @@ func (e *testEnv) otherProcess(t *testing.T) (*Service, *httpxtest.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	svc.Routes(mux)
-	return svc, httpxtest.NewServer(t, mux)
+	routes := httpx.NewRouter()
+	svc.Routes(routes)
+	return svc, httpxtest.NewServer(t, routes)
 }
 
 // A process remembers short-link targets; another process deleting the

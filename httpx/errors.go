@@ -2,8 +2,9 @@
 // (FileAPI for the file-hosting groups, BlogAPI for the blog groups, and
 // Lsky for the upload endpoints), the error type handlers return and the one place that turns
 // it into a response, strict JSON decoding, paging parameters, the client IP
-// and base URL behind trusted proxies, per-IP rate limiting, and the
-// middleware every request passes through.
+// and base URL behind trusted proxies, per-IP rate limiting, the route
+// table whose surfaces answer their own misses (Router), and the
+// middleware every request passes through. It knows no domain path.
 package httpx
 
 import (

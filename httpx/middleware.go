@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path"
 	"runtime/debug"
-	"strings"
 	"time"
 )
 
@@ -115,17 +113,12 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 // Recover turns a panic into a logged stack trace and a 500 in envelope B
 // with no internals, unless the response had already started.
 func Recover(next http.Handler) http.Handler {
-	return RecoverIn(func(*http.Request) Envelope { return BlogAPI })(next)
+	return recoverer(next, BlogAPI)
 }
 
-// RecoverIn is Recover answering in the envelope pick chooses for the request.
-func RecoverIn(pick func(r *http.Request) Envelope) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return recoverer(next, pick)
-	}
-}
-
-func recoverer(next http.Handler, pick func(r *http.Request) Envelope) http.Handler {
+// recoverer is Recover answering in env; a Router recovers in the envelope
+// of the surface owning the route.
+func recoverer(next http.Handler, env Envelope) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw, ok := w.(*statusWriter)
 		if !ok {
@@ -142,7 +135,7 @@ func recoverer(next http.Handler, pick func(r *http.Request) Envelope) http.Hand
 			Logger(r).Error("panic serving request", "method", r.Method, "path", r.URL.Path,
 				"ip", ClientIP(r), "panic", v, "stack", string(debug.Stack()))
 			if sw.status == 0 {
-				pick(r).Error(sw, r, E(http.StatusInternalServerError, "internal server error"))
+				env.Error(sw, r, E(http.StatusInternalServerError, "internal server error"))
 			}
 		}()
 		next.ServeHTTP(sw, r)
@@ -157,59 +150,5 @@ func SecurityHeaders(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		h.Set("X-Frame-Options", "SAMEORIGIN")
 		next.ServeHTTP(w, r)
-	})
-}
-
-// headerRecorder captures what the mux's own 404/405 handler would answer
-// without sending its plain-text body.
-type headerRecorder struct {
-	h      http.Header
-	status int
-}
-
-func (h *headerRecorder) Header() http.Header         { return h.h }
-func (h *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
-func (h *headerRecorder) WriteHeader(code int)        { h.status = code }
-
-// cleanPath reports whether p is in the canonical form the mux wants: no
-// empty, "." or ".." segments (a trailing slash is fine).
-func cleanPath(p string) bool {
-	c := path.Clean(p)
-	if strings.HasSuffix(p, "/") && c != "/" {
-		c += "/"
-	}
-	return c == p
-}
-
-// Fallback serves mux, but when no pattern matches it asks miss to answer
-// instead of the mux's plain-text 404 or 405. For a 405 the Allow header is
-// already set on w when miss runs. A redirect of an unclean /api/ path
-// ("//", "/./") is a 404 too.
-func Fallback(mux *http.ServeMux, miss func(w http.ResponseWriter, r *http.Request, status int)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The mux redirects unclean paths ("//", "/./") to their clean
-		// form. API clients get no HTML redirect: the path they sent names
-		// nothing.
-		if strings.HasPrefix(r.URL.Path, "/api/") && !cleanPath(r.URL.Path) {
-			miss(w, r, http.StatusNotFound)
-			return
-		}
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
-			mux.ServeHTTP(w, r)
-			return
-		}
-		rec := &headerRecorder{h: http.Header{}}
-		h.ServeHTTP(rec, r)
-		switch rec.status {
-		case http.StatusNotFound, http.StatusMethodNotAllowed:
-			if allow := rec.h.Get("Allow"); allow != "" {
-				w.Header().Set("Allow", allow)
-			}
-			miss(w, r, rec.status)
-		default:
-			// Redirects and anything else the mux decides: let it answer.
-			mux.ServeHTTP(w, r)
-		}
 	})
 }

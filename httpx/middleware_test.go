@@ -154,55 +154,6 @@ func TestStatusWriterForwardsToResponseController(t *testing.T) {
 	}
 }
 
-func TestFallback(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /things/{id}", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "thing "+r.PathValue("id"))
-	})
-	mux.HandleFunc("DELETE /things/{id}", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
-	mux.HandleFunc("GET /dir/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dir") })
-	mux.HandleFunc("GET /api/things", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "api") })
-	var missed int
-	h := Fallback(mux, func(w http.ResponseWriter, r *http.Request, status int) {
-		missed = status
-		FileAPI.Error(w, r, E(status, http.StatusText(status)))
-	})
-	tests := []struct {
-		name, method, path string
-		status             int
-		missed             int
-		body               string
-	}{
-		{"matched route untouched", "GET", "/things/7", 200, 0, "thing 7"},
-		{"other method on matched route", "DELETE", "/things/7", 204, 0, ""},
-		{"unknown path is a miss", "GET", "/nope", 404, 404, `"code":40400`},
-		{"wrong method is a 405 miss", "POST", "/things/7", 405, 405, `"code":40500`},
-		{"subtree redirect left to the mux", "GET", "/dir", http.StatusTemporaryRedirect, 0, "/dir/"},
-		{"unclean site path redirected", "GET", "/dir//x", http.StatusTemporaryRedirect, 0, "/dir/x"},
-		{"unclean API path is a miss", "GET", "/api//things", 404, 404, `"code":40400`},
-		{"dot segment in an API path is a miss", "GET", "/api/./things", 404, 404, `"code":40400`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			missed = 0
-			w := serve(h, httptest.NewRequest(tt.method, tt.path, nil))
-			if w.Code != tt.status || missed != tt.missed || !strings.Contains(w.Body.String(), tt.body) {
-				t.Fatalf("got %d (missed %d) %q, want %d (missed %d) containing %q", w.Code, missed, w.Body, tt.status, tt.missed, tt.body)
-			}
-			if tt.status == 405 {
-				allow := w.Header().Get("Allow")
-				for _, m := range []string{"GET", "DELETE"} {
-					if !strings.Contains(allow, m) {
-						t.Errorf("Allow %q lacks %s", allow, m)
-					}
-				}
-			} else if w.Header().Get("Allow") != "" {
-				t.Errorf("Allow set on %d", w.Code)
-			}
-		})
-	}
-}
-
 func TestSecurityHeaders(t *testing.T) {
 	w := serve(SecurityHeaders(http.NotFoundHandler()), httptest.NewRequest("GET", "/", nil))
 	want := map[string]string{

@@ -137,28 +137,10 @@ func QueryID(r *http.Request, name string) (string, error) {
 	return s, nil
 }
 
-// ValidQuery refuses a request whose query string, once decoded, holds a
-// NUL or invalid UTF-8: no column can store or match such text, and
+// validQueryText reports whether a query string, once decoded, is free of
+// NUL and invalid UTF-8: no column can store or match such text, and
 // PostgreSQL fails the whole query on it, so it is the client's error on
-// every backend. API paths answer 400 in the envelope pick chooses, other
-// paths in plain text.
-func ValidQuery(pick func(r *http.Request) Envelope) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.RawQuery != "" && !validQueryText(r.URL.RawQuery) {
-				err := BadRequest("invalid query string")
-				if strings.HasPrefix(r.URL.Path, "/api/") {
-					pick(r).Error(w, r, err)
-				} else {
-					http.Error(w, err.Msg, err.Status)
-				}
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
+// every backend. A Router refuses it in the envelope of the owning surface.
 func validQueryText(raw string) bool {
 	if plainASCII(raw) {
 		return true // no escapes, no raw bytes: nothing to decode

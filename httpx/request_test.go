@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -164,32 +163,3 @@ func TestQueryBoolAndID(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func TestValidQuery(t *testing.T) {
-	h := ValidQuery(func(*http.Request) Envelope { return BlogAPI })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
-	}))
-	tests := []struct {
-		target string
-		status int
-		body   string
-	}{
-		{"/api/v1/posts?keyword=caf%C3%A9&page=2", 200, "ok"},
-		{"/api/v1/posts", 200, "ok"},
-		{"/api/v1/posts?page=2&keyword=go+sql", 200, "ok"},
-		{"/api/v1/posts?keyword=%00", 400, `"msg":"invalid query string"`},
-		{"/api/v1/posts?keyword=%ff", 400, `"code":400`},
-		{"/api/v1/posts?%00=x", 400, `"code":400`},
-		{"/api/v1/posts?bad=%zz&keyword=%00", 400, `"code":400`},
-		{"/api/v1/posts?bad=%zz", 200, "ok"},
-		{"/search?q=%00", 400, "invalid query string"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.target, func(t *testing.T) {
-			w := serve(h, httptest.NewRequest("GET", tt.target, nil))
-			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.body) {
-				t.Fatalf("got %d %q, want %d containing %q", w.Code, w.Body, tt.status, tt.body)
-			}
-		})
-	}
-}

@@ -109,13 +109,13 @@ func run(sizeMiB int, dir string) error {
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	fh.Routes(mux)
+	routes := httpx.NewRouter()
+	fh.Routes(routes)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: httpx.Chain(mux, httpx.Proxies{Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Middleware),
+	srv := &http.Server{Handler: httpx.Chain(routes, httpx.Proxies{Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Middleware),
 		ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"folio/auth"
@@ -23,9 +22,9 @@ import (
 // app is a fully wired Folio: the handler and what must be closed.
 type app struct {
 	handler  http.Handler
+	router   *httpx.Router // every route, by surface
 	db       *sqlstore.DB
 	settings *sqlstore.SettingsStore
-	auth     *auth.Service
 	site     *blog.Site
 	closers  []func(context.Context)
 }
@@ -76,7 +75,6 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	a.auth = authSvc
 	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: a.settings, Store: store, Logger: logger})
 	if err != nil {
 		return fail(err)
@@ -106,19 +104,18 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 
-	mux := http.NewServeMux()
-	b.PublicGET(mux, "/api/v1/health", http.HandlerFunc(a.health))
-	files.Routes(mux)
-	b.Routes(mux)
-	a.site.Routes(mux)
+	// Each surface answers its own misses, panics and refused query
+	// strings (docs/design.md, HTTP).
+	a.router = httpx.NewRouter()
+	a.routes(a.router, b)
+	files.Routes(a.router)
+	b.Routes(a.router)
+	a.site.Routes(a.router)
 
-	root := httpx.Fallback(mux, a.notFound)
-	a.handler = httpx.Chain(root,
+	a.handler = httpx.Chain(a.router,
 		httpx.Proxies{Trusted: cfg.TrustedProxies, BaseURL: cfg.BaseURL}.Middleware,
 		httpx.AccessLog(logger),
-		httpx.RecoverIn(func(r *http.Request) httpx.Envelope { return envelopeFor(r.URL.Path) }),
 		httpx.SecurityHeaders,
-		httpx.ValidQuery(func(r *http.Request) httpx.Envelope { return envelopeFor(r.URL.Path) }),
 	)
 	return a, nil
 }
@@ -142,50 +139,6 @@ func (a *app) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.Reply(w, http.StatusOK, map[string]string{"status": "ok", "render_mode": mode}, "ok")
-}
-
-// envelopeFor picks the envelope of the group a path belongs to: the
-// file-hosting groups, and the short links whose 404 is already in A,
-// answer in envelope A, everything else in B.
-func envelopeFor(path string) httpx.Envelope {
-	for _, p := range []string{
-		"/api/v1/auth/", "/api/v1/upload", "/api/v1/public/", "/api/v1/files", "/api/v1/albums",
-		"/api/v1/tokens", "/api/v1/admin/users", "/api/v1/admin/files", "/api/v1/admin/stats",
-		"/api/v1/images", "/api/v1/profile", "/api/v1/strategies",
-		"/i/", "/v/", "/a/", "/f/", "/t/",
-	} {
-		if strings.HasPrefix(path, p) {
-			return httpx.FileAPI
-		}
-	}
-	return httpx.BlogAPI
-}
-
-// notFound answers requests no route matched: API paths as JSON in the
-// group's envelope (405 keeps the Allow header the mux computed), other
-// paths with the site's 404 page (JSON in headless mode).
-//
-// Everything under /api/v1/admin/ needs the administrator first, unknown
-// paths included: without credentials they answer 401, as the routes that
-// exist do, so the admin route map cannot be probed.
-func (a *app) notFound(w http.ResponseWriter, r *http.Request, status int) {
-	if status == http.StatusNotFound && !strings.HasPrefix(r.URL.Path, "/api/") {
-		a.site.NotFound(w, r)
-		return
-	}
-	msg := "resource not found"
-	if status == http.StatusMethodNotAllowed {
-		msg = "method not allowed"
-	}
-	env := envelopeFor(r.URL.Path)
-	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		env.Error(w, r, httpx.E(status, msg))
-	})
-	if r.URL.Path == "/api/v1/admin" || strings.HasPrefix(r.URL.Path, "/api/v1/admin/") {
-		a.auth.RequireAdmin(env)(answer).ServeHTTP(w, r)
-		return
-	}
-	answer(w, r)
 }
 
 // serve runs the HTTP server until ctx ends, then drains in-flight requests
