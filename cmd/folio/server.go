@@ -24,7 +24,7 @@ import (
 type app struct {
 	handler  http.Handler
 	db       *sqlstore.DB
-	settings *sqlstore.SettingsStore
+	settings blog.SettingsGroups
 	auth     *auth.Service
 	site     *blog.Site
 	closers  []func(context.Context)
@@ -56,10 +56,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
 	}
-	a.settings, err = sqlstore.NewSettingsStore(ctx, db, cfg.Settings)
-	if err != nil {
+	settings := cfg.Settings.register()
+	if err := settings.reg.Open(ctx, db); err != nil {
 		return fail(err)
 	}
+	a.settings = settings.blog
 	authSvc, err := auth.New(ctx, db, auth.Config{
 		AdminEnabled:      cfg.AdminEnabled,
 		AdminUsername:     cfg.AdminUsername,
@@ -77,7 +78,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	a.auth = authSvc
-	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: a.settings, Store: store, Logger: logger})
+	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger})
 	if err != nil {
 		return fail(err)
 	}
@@ -135,7 +136,7 @@ func (a *app) Close(ctx context.Context) {
 func (a *app) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	mode := a.settings.Get(ctx).Render.RenderMode
+	mode := a.settings.Render.Get(ctx).RenderMode
 	if err := a.db.Ping(ctx); err != nil {
 		httpx.Logger(r).Error("health: database does not answer", "err", err)
 		httpx.Reply(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "render_mode": mode}, "database unavailable")
