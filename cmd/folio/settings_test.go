@@ -69,10 +69,18 @@ func TestSettingsRowsOfEarlierVersionsAreServed(t *testing.T) {
 		{"upload.allow_register", `true`},
 	})
 	var got struct {
-		Site   struct{ SiteName string `json:"site_name"` }
-		Post   struct{ PostsPerPage int `json:"posts_per_page"` }
-		Render struct{ RenderMode string `json:"render_mode"` }
-		AI     struct{ APIKey string `json:"api_key"` }
+		Site struct {
+			SiteName string `json:"site_name"`
+		}
+		Post struct {
+			PostsPerPage int `json:"posts_per_page"`
+		}
+		Render struct {
+			RenderMode string `json:"render_mode"`
+		}
+		AI struct {
+			APIKey string `json:"api_key"`
+		}
 		Upload struct {
 			ForbiddenExts string `json:"forbidden_exts"`
 			AllowRegister bool   `json:"allow_register"`
@@ -98,7 +106,9 @@ func TestSettingsPutSpansOwnersInOneStep(t *testing.T) {
 		t.Fatalf("422 msg = %q", msg)
 	}
 	var got struct {
-		Site   struct{ SiteName string `json:"site_name"` }
+		Site struct {
+			SiteName string `json:"site_name"`
+		}
 		Upload struct {
 			MaxFileSize   int64  `json:"max_file_size"`
 			AllowedTypes  string `json:"allowed_types"`
