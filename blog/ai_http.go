@@ -8,7 +8,6 @@ import (
 
 	"folio/blog/ai"
 	"folio/httpx"
-	"folio/sqlstore"
 )
 
 // aiRequestTimeout bounds an on-demand call: an editor is waiting for it,
@@ -16,11 +15,11 @@ import (
 const aiRequestTimeout = 60 * time.Second
 
 // aiTask is one on-demand call to the provider.
-type aiTask func(ctx context.Context, c *ai.Client, s sqlstore.Settings, title, markdown string) (any, error)
+type aiTask func(ctx context.Context, c *ai.Client, s Settings, title, markdown string) (any, error)
 
 // handleAISummary answers {summary} for a post without saving it.
 func (b *Blog) handleAISummary(w http.ResponseWriter, r *http.Request) error {
-	return b.runAITask(w, r, func(ctx context.Context, c *ai.Client, s sqlstore.Settings, title, markdown string) (any, error) {
+	return b.runAITask(w, r, func(ctx context.Context, c *ai.Client, s Settings, title, markdown string) (any, error) {
 		summary, err := c.Summarize(ctx, title, markdown, s.Post.SummaryLength)
 		if err != nil {
 			return nil, err
@@ -33,7 +32,7 @@ func (b *Blog) handleAISummary(w http.ResponseWriter, r *http.Request) error {
 
 // handleAITags answers {tags} for a post without attaching them.
 func (b *Blog) handleAITags(w http.ResponseWriter, r *http.Request) error {
-	return b.runAITask(w, r, func(ctx context.Context, c *ai.Client, _ sqlstore.Settings, title, markdown string) (any, error) {
+	return b.runAITask(w, r, func(ctx context.Context, c *ai.Client, _ Settings, title, markdown string) (any, error) {
 		existing, err := b.tagNames(ctx)
 		if err != nil {
 			return nil, err

@@ -22,7 +22,7 @@ import (
 type Deps struct {
 	DB       *sqlstore.DB
 	Auth     *auth.Service
-	Settings *sqlstore.SettingsStore
+	Settings SettingsGroups
 	// Templates holds pages/{name}.html and the manifests pages/{name}.json
 	// (templates.FS, possibly overlaid by theme.dir).
 	Templates fs.FS
@@ -38,7 +38,7 @@ type Deps struct {
 type Blog struct {
 	db        *sqlstore.DB
 	auth      *auth.Service
-	settings  *sqlstore.SettingsStore
+	settings  SettingsGroups
 	templates fs.FS
 	logger    *slog.Logger
 	ai        *aiJobs
@@ -58,7 +58,7 @@ const (
 
 // New migrates the blog's tables and returns the blog.
 func New(ctx context.Context, d Deps) (*Blog, error) {
-	if d.DB == nil || d.Auth == nil || d.Settings == nil || d.Templates == nil {
+	if d.DB == nil || d.Auth == nil || d.Settings.Registry == nil || d.Templates == nil {
 		return nil, errors.New("blog: DB, Auth, Settings and Templates are required")
 	}
 	if d.Logger == nil {

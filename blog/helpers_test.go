@@ -25,7 +25,7 @@ type env struct {
 	t        testing.TB
 	db       *sqlstore.DB
 	auth     *auth.Service
-	settings *sqlstore.SettingsStore
+	settings blog.SettingsGroups
 	handler  http.Handler
 	admin    *httpxtest.Client // logged in with the session cookie
 	anon     *httpxtest.Client
@@ -55,10 +55,7 @@ func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
 	ctx := context.Background()
 	db := sqlstoretest.Open(t)
 	a := authtest.New(t, db)
-	st, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSettings(t, db)
 	if s.log == nil {
 		s.log = io.Discard
 	}
@@ -83,6 +80,18 @@ func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
 	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
 	return e, b
+}
+
+// openSettings registers the blog's settings groups with the built-in
+// defaults over db, as a (re)started process would.
+func openSettings(t testing.TB, db *sqlstore.DB) blog.SettingsGroups {
+	t.Helper()
+	reg := sqlstore.NewRegistry()
+	st := blog.RegisterSettings(reg, blog.DefaultSettings())
+	if err := reg.Open(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func trustLoopback(t testing.TB, routes *httpx.Router, _ *blog.Blog) http.Handler {

@@ -1,10 +1,48 @@
 package blog_test
 
 import (
+	"errors"
 	"testing"
 
+	"folio/blog"
 	"folio/sqlstore"
 )
+
+func TestDefaultSettingsValidate(t *testing.T) {
+	if err := blog.DefaultSettings().Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+}
+
+func TestSettingsValidateNamesBadKey(t *testing.T) {
+	tests := []struct {
+		key    string
+		mutate func(*blog.Settings)
+	}{
+		{"render.render_mode", func(s *blog.Settings) { s.Render.RenderMode = "spa" }},
+		{"render.api_prefix", func(s *blog.Settings) { s.Render.APIPrefix = "/api/v2" }},
+		{"post.posts_per_page", func(s *blog.Settings) { s.Post.PostsPerPage = 0 }},
+		{"post.posts_per_page", func(s *blog.Settings) { s.Post.PostsPerPage = 101 }},
+		{"post.summary_length", func(s *blog.Settings) { s.Post.SummaryLength = 0 }},
+		{"ai.provider", func(s *blog.Settings) { s.AI.Provider = "skynet" }},
+		{"ai.base_url", func(s *blog.Settings) { s.AI.BaseURL = "ftp://x" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			s := blog.DefaultSettings()
+			tt.mutate(&s)
+			var fe *sqlstore.FieldError
+			if err := s.Validate(); !errors.As(err, &fe) || fe.Key != tt.key {
+				t.Fatalf("Validate = %v, want a FieldError for %s", err, tt.key)
+			}
+		})
+	}
+	ok := blog.DefaultSettings()
+	ok.Render.RenderMode, ok.Post.PostsPerPage, ok.AI.Provider, ok.AI.BaseURL = "headless", 100, "ollama", "http://127.0.0.1:11434"
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid non-default settings rejected: %v", err)
+	}
+}
 
 func TestSettingsMaskingAndPersistence(t *testing.T) {
 	e := newEnv(t)
@@ -13,7 +51,7 @@ func TestSettingsMaskingAndPersistence(t *testing.T) {
 	if err := e.settings.Put(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
-	var got sqlstore.Settings
+	var got blog.Settings
 	data(t, e.admin.Do("GET", "/api/v1/admin/settings", nil), 200, &got)
 	if got.AI.APIKey != "****1234" || got.Site.SiteName != "Folio" {
 		t.Fatalf("GET settings: %+v", got.AI)
@@ -30,10 +68,7 @@ func TestSettingsMaskingAndPersistence(t *testing.T) {
 		t.Fatalf("stored: %+v", stored.AI)
 	}
 	// Survives a fresh store over the same database (a restart).
-	again, err := sqlstore.NewSettingsStore(t.Context(), e.db, sqlstore.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := openSettings(t, e.db)
 	if a := again.Get(t.Context()); a.Site.SiteName != "Renamed" || a.AI.APIKey != "sk-secret-value-1234" {
 		t.Fatalf("after restart: %+v", a.Site)
 	}

@@ -24,7 +24,7 @@ func TestRegisterIsOffByDefault(t *testing.T) {
 
 func TestRegisterCreatesAnActiveUserWithTheDefaultQuota(t *testing.T) {
 	e := newTestEnv(t)
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowRegister = true; u.DefaultQuotaBytes = 5 << 20 })
+	e.setUpload(func(u *UploadSettings) { u.AllowRegister = true; u.DefaultQuotaBytes = 5 << 20 })
 	r := e.c.Do(http.MethodPost, "/api/v1/auth/register",
 		map[string]any{"username": "Alice_1", "email": "Alice@Example.com", "password": "password123", "role": "admin"})
 	var u userJSON
@@ -54,7 +54,7 @@ func TestRegisterCreatesAnActiveUserWithTheDefaultQuota(t *testing.T) {
 
 func TestRegisterRejectsBadFields(t *testing.T) {
 	e := newTestEnv(t)
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowRegister = true })
+	e.setUpload(func(u *UploadSettings) { u.AllowRegister = true })
 	for _, tc := range []struct {
 		name string
 		body any
@@ -85,7 +85,7 @@ func TestRegisterRejectsBadFields(t *testing.T) {
 
 func TestRegisterRejectsTakenNamesAndEmails(t *testing.T) {
 	e := newTestEnv(t)
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowRegister = true })
+	e.setUpload(func(u *UploadSettings) { u.AllowRegister = true })
 	acctOK(t, e.c.Do(http.MethodPost, "/api/v1/auth/register",
 		map[string]string{"username": "alice", "email": "alice@example.com", "password": "password123"}), http.StatusCreated, nil)
 	for _, tc := range []struct{ name, username, email string }{

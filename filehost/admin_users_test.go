@@ -46,7 +46,7 @@ func TestAdminCreatesListsAndPatchesUsers(t *testing.T) {
 	var def userJSON
 	acctOK(t, e.admin.Do(http.MethodPost, "/api/v1/admin/users",
 		map[string]any{"username": "xena", "email": "xena@example.org", "password": "password123"}), 201, &def)
-	if def.Role != "user" || def.QuotaBytes != sqlstore.DefaultSettings().Upload.DefaultQuotaBytes {
+	if def.Role != "user" || def.QuotaBytes != DefaultUploadSettings().DefaultQuotaBytes {
 		t.Fatalf("defaults = %+v", def)
 	}
 

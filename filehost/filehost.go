@@ -18,7 +18,7 @@ import (
 type Deps struct {
 	DB       *sqlstore.DB
 	Auth     *auth.Service
-	Settings *sqlstore.SettingsStore
+	Settings *sqlstore.Group[UploadSettings]
 	Store    storage.Store
 	Logger   *slog.Logger
 }
@@ -27,7 +27,7 @@ type Deps struct {
 type Service struct {
 	db       *sqlstore.DB
 	auth     *auth.Service
-	settings *sqlstore.SettingsStore
+	settings settings
 	store    storage.Store
 	log      *slog.Logger
 	now      func() time.Time
@@ -50,7 +50,7 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		d.Logger = slog.Default()
 	}
 	return &Service{
-		db: d.DB, auth: d.Auth, settings: d.Settings, store: d.Store, log: d.Logger, now: time.Now,
+		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),

@@ -26,7 +26,7 @@ type testEnv struct {
 	t        testing.TB
 	db       *sqlstore.DB
 	auth     *auth.Service
-	settings *sqlstore.SettingsStore
+	settings *sqlstore.Group[UploadSettings]
 	store    *storage.Local
 	svc      *Service
 	handler  http.Handler // the routes behind the trusted-loopback proxy middleware
@@ -45,8 +45,9 @@ func newTestEnv(t testing.TB) *testEnv {
 	ctx := context.Background()
 	db := sqlstoretest.Open(t)
 	authSvc := authtest.New(t, db)
-	settings, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
+	reg := sqlstore.NewRegistry()
+	settings := RegisterSettings(reg, DefaultUploadSettings())
+	if err := reg.Open(ctx, db); err != nil {
 		t.Fatalf("settings: %v", err)
 	}
 	store, err := storage.NewLocal(t.TempDir())
@@ -68,11 +69,11 @@ func newTestEnv(t testing.TB) *testEnv {
 }
 
 // setUpload changes the upload settings through the settings store.
-func (e *testEnv) setUpload(change func(u *sqlstore.UploadSettings)) {
+func (e *testEnv) setUpload(change func(u *UploadSettings)) {
 	e.t.Helper()
 	ctx := context.Background()
 	s := e.settings.Get(ctx)
-	change(&s.Upload)
+	change(&s)
 	if err := e.settings.Put(ctx, s); err != nil {
 		e.t.Fatalf("put settings: %v", err)
 	}

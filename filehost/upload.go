@@ -177,7 +177,7 @@ func bodyError(err error) error {
 
 // receive streams the file part into a temp file, checking the type
 // against the settings on the first chunk and the size throughout.
-func (s *Service) receive(ctx context.Context, p *multipart.Part, set sqlstore.UploadSettings) (*incoming, error) {
+func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSettings) (*incoming, error) {
 	in := &incoming{originName: cleanName(p.FileName())}
 	in.ext = nameExt(in.originName)
 	if in.ext != "" && slices.Contains(set.ForbiddenExts, in.ext) {
@@ -322,7 +322,7 @@ func fileTypeOf(t string) string {
 // typeAllowed applies allowed_types: empty allows all; entries with a
 // slash are MIME types ("image/*" matches a whole family), others are
 // extensions.
-func typeAllowed(allowed sqlstore.List, mimetype, ext string) bool {
+func typeAllowed(allowed List, mimetype, ext string) bool {
 	if len(allowed) == 0 {
 		return true
 	}
@@ -349,7 +349,7 @@ var errObjectGone = errors.New("object deleted concurrently")
 // save turns received content into a file record: shared with an
 // identical stored object when duplicates are not allowed, otherwise
 // committed as a new object. The temp file is always consumed.
-func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set sqlstore.UploadSettings) (*fileRecord, error) {
+func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set UploadSettings) (*fileRecord, error) {
 	md5Taken := false
 	if !set.AllowDuplicate {
 		rec, taken, err := s.reuse(ctx, userID, in, albumID, isPublic)

@@ -259,7 +259,7 @@ func TestUploadErrorsCarryTheirCodes(t *testing.T) {
 	bobID := e.createUser("bob2", 0)
 	bobAlbum := e.createAlbum(bobID, "bob's")
 	_, small := e.newUser("small", 100)
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.MaxFileSize = 4096 })
+	e.setUpload(func(u *UploadSettings) { u.MaxFileSize = 4096 })
 	_ = bob
 
 	noFile := func() *httpxtest.Response {
@@ -306,8 +306,8 @@ func TestUploadErrorsCarryTheirCodes(t *testing.T) {
 	}
 
 	t.Run("type not in allowed_types", func(t *testing.T) {
-		e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowedTypes = sqlstore.List{"image/*", "pdf"} })
-		defer e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowedTypes = sqlstore.List{} })
+		e.setUpload(func(u *UploadSettings) { u.AllowedTypes = List{"image/*", "pdf"} })
+		defer e.setUpload(func(u *UploadSettings) { u.AllowedTypes = List{} })
 		expectUploadError(t, c.Upload("/api/v1/upload", "file", "notes.txt", []byte("hello")), 415, 41500)
 		// A PNG renamed .txt is still an image by its content.
 		mustUpload(t, c, "renamed.txt", pngBytes(t, 2, 2))
@@ -347,7 +347,7 @@ func TestGuestUpload(t *testing.T) {
 		t.Fatalf("message %q", env.Message)
 	}
 
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowGuestUpload = true })
+	e.setUpload(func(u *UploadSettings) { u.AllowGuestUpload = true })
 	for i := 0; i < 10; i++ {
 		env := e.c.Upload("/api/v1/public/upload", "file", "a.png", pngBytes(t, 2, 2+i)).Expect(200).U()
 		if !env.Status {
@@ -455,7 +455,7 @@ func TestConcurrentIdenticalUploadsShareOneObject(t *testing.T) {
 
 func TestAllowDuplicateStoresEveryUpload(t *testing.T) {
 	e := newTestEnv(t)
-	e.setUpload(func(u *sqlstore.UploadSettings) { u.AllowDuplicate = true })
+	e.setUpload(func(u *UploadSettings) { u.AllowDuplicate = true })
 	_, c := e.newUser("alice", 0)
 	content := []byte("same bytes every time")
 	var hashes []string

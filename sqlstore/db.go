@@ -1,7 +1,8 @@
 // Package sqlstore owns the database: opening SQLite or PostgreSQL, the small
 // dialect layer that lets one hand-written query run on both, the mapping of
-// driver errors to shared sentinels, versioned migrations, UUID v7 ids, and the
-// runtime settings and internal values that live in the database.
+// driver errors to shared sentinels, versioned migrations, UUID v7 ids, the
+// registry that stores runtime settings groups (their types and rules live
+// with their owners), and internal values that live in the database.
 //
 // Queries are written once with PostgreSQL-style placeholders ($1, $2, …).
 // On SQLite they are rewritten to numbered ?NNN placeholders, because

@@ -1,7 +1,13 @@
 package sqlstore
 
+import "time"
+
 // NewIDAt exposes newIDAt so tests can make ids at chosen instants.
 var NewIDAt = newIDAt
 
 // WithBinaryParameters exposes withBinaryParameters to the DSN tests.
 var WithBinaryParameters = withBinaryParameters
+
+// SetClock replaces the registry's clock, so tests can move past
+// RefreshInterval without sleeping.
+func (r *Registry) SetClock(now func() time.Time) { r.now = now }

@@ -6,127 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
-
-// Settings are the runtime settings of interface.md (groups site, post,
-// render, ai) plus the file-hosting group upload. They start from the
-// configuration file; PUT /api/v1/admin/settings stores overrides in the
-// database that win from then on.
-type Settings struct {
-	Site   SiteSettings   `json:"site"`
-	Post   PostSettings   `json:"post"`
-	Render RenderSettings `json:"render"`
-	AI     AISettings     `json:"ai"`
-	Upload UploadSettings `json:"upload"`
-}
-
-type SiteSettings struct {
-	SiteName    string `json:"site_name"`
-	SiteURL     string `json:"site_url"`
-	Description string `json:"description"`
-	Keywords    string `json:"keywords"`
-	Favicon     string `json:"favicon"`
-	Logo        string `json:"logo"`
-	ICP         string `json:"icp"`
-	Footer      string `json:"footer"`
-}
-
-type PostSettings struct {
-	PostsPerPage    int    `json:"posts_per_page"`
-	EnableComment   bool   `json:"enable_comment"`
-	EnableTOC       bool   `json:"enable_toc"`
-	SummaryLength   int    `json:"summary_length"`
-	DefaultCoverURL string `json:"default_cover_url"`
-}
-
-type RenderSettings struct {
-	RenderMode string `json:"render_mode"`
-	APIPrefix  string `json:"api_prefix"`
-	EnableCORS bool   `json:"enable_cors"`
-}
-
-type AISettings struct {
-	Enabled     bool   `json:"enabled"`
-	Provider    string `json:"provider"`
-	APIKey      string `json:"api_key"`
-	Model       string `json:"model"`
-	BaseURL     string `json:"base_url"`
-	AutoSummary bool   `json:"auto_summary"`
-	AutoTag     bool   `json:"auto_tag"`
-}
-
-type UploadSettings struct {
-	AllowGuestUpload  bool   `json:"allow_guest_upload"`
-	AllowDuplicate    bool   `json:"allow_duplicate"`
-	AllowRegister     bool   `json:"allow_register"`
-	MaxFileSize       int64  `json:"max_file_size"`
-	ForbiddenExts     List   `json:"forbidden_exts"`
-	AllowedTypes      List   `json:"allowed_types"`
-	PathPattern       string `json:"path_pattern"`
-	DefaultQuotaBytes int64  `json:"default_quota_bytes"`
-}
-
-// DefaultPathPattern is interface.md's storage key pattern.
-const DefaultPathPattern = "{year}/{month}/{md5_8}/{uuid}.{ext}"
-
-// DefaultSettings are the built-in values, before any configuration.
-func DefaultSettings() Settings {
-	return Settings{
-		Site: SiteSettings{SiteName: "Folio", Description: "A blog and file host"},
-		Post: PostSettings{PostsPerPage: 10, EnableComment: true, EnableTOC: true, SummaryLength: 200},
-		Render: RenderSettings{
-			RenderMode: "classic",
-			APIPrefix:  "/api/v1",
-		},
-		AI: AISettings{Provider: "openai"},
-		Upload: UploadSettings{
-			MaxFileSize:       100 << 20,
-			ForbiddenExts:     List{"php", "phtml", "exe", "bat", "cmd", "sh", "js", "html", "htm", "xhtml", "jar", "msi"},
-			AllowedTypes:      List{},
-			PathPattern:       DefaultPathPattern,
-			DefaultQuotaBytes: 1 << 30,
-		},
-	}
-}
-
-// List is a list of short words (extensions, MIME types). In JSON it is
-// written as one comma-separated string, like the configuration file, and
-// read from either such a string or an array of strings.
-type List []string
-
-func (l List) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(l, ",")) }
-
-func (l *List) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*l = ParseList(s)
-		return nil
-	}
-	var arr []string
-	if err := json.Unmarshal(b, &arr); err != nil {
-		return errors.New("want a comma-separated string or an array of strings")
-	}
-	*l = ParseList(strings.Join(arr, ","))
-	return nil
-}
-
-// ParseList splits a comma-separated list, trimming blanks and leading dots
-// and lower-casing entries.
-func ParseList(s string) List {
-	out := List{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(p), "."))
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // FieldError names the setting that failed validation.
 type FieldError struct {
@@ -136,139 +22,229 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Msg }
 
-// Validate checks the settings' values; the error is a *FieldError naming the
-// first offending key.
-func (s Settings) Validate() error {
-	bad := func(key, msg string) error { return &FieldError{Key: key, Msg: msg} }
-	switch {
-	case s.Render.RenderMode != "classic" && s.Render.RenderMode != "headless":
-		return bad("render.render_mode", "must be classic or headless")
-	case s.Render.APIPrefix != "/api/v1":
-		return bad("render.api_prefix", "must be /api/v1")
-	case s.Post.PostsPerPage < 1 || s.Post.PostsPerPage > 100:
-		return bad("post.posts_per_page", "must be between 1 and 100")
-	case s.Post.SummaryLength < 1 || s.Post.SummaryLength > 10000:
-		return bad("post.summary_length", "must be between 1 and 10000")
-	case s.AI.Provider != "openai" && s.AI.Provider != "ollama":
-		return bad("ai.provider", "must be openai or ollama")
-	case s.AI.BaseURL != "" && !strings.HasPrefix(s.AI.BaseURL, "http://") && !strings.HasPrefix(s.AI.BaseURL, "https://"):
-		return bad("ai.base_url", "must be an http or https URL")
-	case s.Upload.MaxFileSize < 1:
-		return bad("upload.max_file_size", "must be a positive number of bytes")
-	case s.Upload.DefaultQuotaBytes < 0:
-		return bad("upload.default_quota_bytes", "must be 0 (no quota) or more")
-	}
-	if err := ValidatePathPattern(s.Upload.PathPattern); err != nil {
-		return bad("upload.path_pattern", err.Error())
-	}
-	return nil
+// RefreshInterval bounds how stale another process's settings change may be.
+const RefreshInterval = time.Second
+
+// Registry holds the runtime settings groups. The registry knows no group:
+// each owner declares its type, defaults and rules, and registers them here
+// (docs/design.md, Settings). A group's value is a struct whose exported
+// fields are its settings, keyed "group.field" by their JSON names.
+//
+// A group starts from its base (the configured values). Overrides are stored
+// per dotted key in the settings table, only where they differ from the
+// base, so a key equal to the base follows the configuration file again.
+// Every process re-reads them at most once per RefreshInterval, so a change
+// made through another process sharing the database shows up within that
+// time; changes made through this registry show at once.
+//
+// Register every group, apply configuration text with SetText, then call
+// Open; after Open the registry is safe for concurrent use.
+type Registry struct {
+	groups []groupDef
+	db     *DB
+	now    func() time.Time
+
+	mu       sync.Mutex
+	cur      []any // each group's current value, by registration index; replaced, never changed
+	loadedAt time.Time
+	gen      uint64 // counts Puts, so a reload that started before one cannot undo it
 }
 
-// ValidatePathPattern enforces decisions §4: relative, no "..", only known
-// placeholders, and {uuid} or {md5} so that keys are unique.
-func ValidatePathPattern(p string) error {
-	if p == "" {
-		return errors.New("must not be empty")
-	}
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || strings.Contains(p, `\`) || (len(p) > 1 && p[1] == ':') {
-		return errors.New("must be a relative path")
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." || seg == "." || seg == "" {
-			return errors.New(`must not contain empty, "." or ".." segments`)
-		}
-	}
-	if !strings.Contains(p, "{uuid}") && !strings.Contains(p, "{md5}") {
-		return errors.New("must contain {uuid} or {md5}")
-	}
-	rest := p
-	for {
-		i := strings.IndexByte(rest, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			return errors.New("has an unclosed {")
-		}
-		switch rest[i : i+j+1] {
-		case "{year}", "{month}", "{day}", "{md5}", "{md5_8}", "{uuid}", "{ext}", "{timestamp}":
-		default:
-			return fmt.Errorf("unknown placeholder %s", rest[i:i+j+1])
-		}
-		rest = rest[i+j+1:]
-	}
-	return nil
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{now: time.Now} }
+
+// groupDef is what the registry needs from a Group without knowing its type.
+// Values travel as any holding the group's T.
+type groupDef interface {
+	name() string
+	baseValue() any
+	setBase(v any)
+	validate(v any) error
+	fields(v any) map[string]json.RawMessage
+	withFields(v any, set map[string]json.RawMessage) (any, error)
+	decodeOnto(v any, raw json.RawMessage) (any, error)
 }
 
-// flatten turns settings into dotted keys and their JSON values.
-func (s Settings) flatten() map[string]json.RawMessage {
-	raw, _ := json.Marshal(s) // plain struct of marshalable fields
-	var groups map[string]map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &groups)
-	out := make(map[string]json.RawMessage)
-	for g, fields := range groups {
-		for f, v := range fields {
-			out[g+"."+f] = v
-		}
+// Group is one registered settings group of type T.
+type Group[T any] struct {
+	reg   *Registry
+	index int
+	key   string
+	base  T
+	check func(T) error
+}
+
+// Register adds the group name with its base value and validate hook (nil:
+// no rules). validate's error should be a *FieldError naming the dotted key;
+// any other error is reported as a FieldError naming the group. The settings
+// document lists groups in the order they were registered.
+//
+// Register panics when the registry is open, the name is taken or has a
+// dot, or T does not encode as a JSON object: all mistakes in the program,
+// found at start-up.
+func Register[T any](reg *Registry, name string, base T, validate func(T) error) *Group[T] {
+	if reg.db != nil {
+		panic("sqlstore: Register after Open")
+	}
+	if name == "" || strings.Contains(name, ".") {
+		panic(fmt.Sprintf("sqlstore: settings group name %q", name))
+	}
+	if _, taken := reg.index(name); taken {
+		panic(fmt.Sprintf("sqlstore: settings group %q registered twice", name))
+	}
+	g := &Group[T]{reg: reg, index: len(reg.groups), key: name, base: base, check: validate}
+	if g.fields(base) == nil {
+		panic(fmt.Sprintf("sqlstore: settings group %q: %T does not encode as a JSON object", name, base))
+	}
+	reg.groups = append(reg.groups, g)
+	reg.cur = append(reg.cur, base)
+	return g
+}
+
+// Get returns the group's current value. If the database cannot be read the
+// last known value is returned: a blip must not turn every request into a 500.
+func (g *Group[T]) Get(ctx context.Context) T { return g.reg.current(ctx)[g.index].(T) }
+
+// Base returns the group's configured value, before any stored override.
+func (g *Group[T]) Base() T { return g.base }
+
+// Put validates v and stores the whole document with v as this group's value.
+func (g *Group[T]) Put(ctx context.Context, v T) error {
+	return g.reg.Put(ctx, g.With(g.reg.Document(ctx), v))
+}
+
+// In returns the group's value in d, a document of the group's registry.
+func (g *Group[T]) In(d Document) T {
+	g.mustOwn(d)
+	return d.values[g.index].(T)
+}
+
+// With returns a copy of d with v as the group's value.
+func (g *Group[T]) With(d Document, v T) Document {
+	g.mustOwn(d)
+	values := slices.Clone(d.values)
+	values[g.index] = v
+	return Document{reg: d.reg, values: values}
+}
+
+func (g *Group[T]) mustOwn(d Document) {
+	if d.reg != g.reg {
+		panic("sqlstore: settings document of another registry")
+	}
+}
+
+func (g *Group[T]) name() string   { return g.key }
+func (g *Group[T]) baseValue() any { return g.base }
+func (g *Group[T]) setBase(v any)  { g.base = v.(T) }
+
+func (g *Group[T]) validate(v any) error {
+	if g.check == nil {
+		return nil
+	}
+	err := g.check(v.(T))
+	var fe *FieldError
+	if err == nil || errors.As(err, &fe) {
+		return err
+	}
+	return &FieldError{Key: g.key, Msg: err.Error()}
+}
+
+// fields returns the JSON value of each field of v by its JSON name; nil
+// when v is not a JSON object.
+func (g *Group[T]) fields(v any) map[string]json.RawMessage {
+	raw, err := json.Marshal(v.(T))
+	if err != nil {
+		return nil
+	}
+	var out map[string]json.RawMessage
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
 	}
 	return out
 }
 
-// withValues returns a copy of s with the given dotted keys set from JSON
-// values. Unknown keys and values of the wrong type are errors naming the key.
-func (s Settings) withValues(values map[string]json.RawMessage) (Settings, error) {
-	flat := s.flatten()
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
+// withFields returns a copy of v with the given fields set from JSON values.
+// Unknown fields and values of the wrong type are errors naming the key.
+func (g *Group[T]) withFields(v any, set map[string]json.RawMessage) (any, error) {
+	obj := g.fields(v)
+	names := make([]string, 0, len(set))
+	for f := range set {
+		names = append(names, f)
 	}
-	sort.Strings(keys)
-	groups := map[string]map[string]json.RawMessage{}
-	for k, v := range flat {
-		g, f, _ := strings.Cut(k, ".")
-		if groups[g] == nil {
-			groups[g] = map[string]json.RawMessage{}
+	sort.Strings(names)
+	for _, f := range names {
+		if _, ok := obj[f]; !ok {
+			return v, &FieldError{Key: g.key + "." + f, Msg: "unknown setting"}
 		}
-		groups[g][f] = v
-	}
-	for _, k := range keys {
-		if _, ok := flat[k]; !ok {
-			return s, &FieldError{Key: k, Msg: "unknown setting"}
-		}
-		g, f, _ := strings.Cut(k, ".")
-		groups[g][f] = values[k]
-		// Decode each key on its own so a type error names it.
-		one, _ := json.Marshal(map[string]map[string]json.RawMessage{g: {f: values[k]}})
-		var probe Settings
+		// Decode each field on its own so a type error names it.
+		one, _ := json.Marshal(map[string]json.RawMessage{f: set[f]})
+		var probe T
 		if err := json.Unmarshal(one, &probe); err != nil {
-			return s, &FieldError{Key: k, Msg: "wrong type of value"}
+			return v, &FieldError{Key: g.key + "." + f, Msg: "wrong type of value"}
 		}
+		obj[f] = set[f]
 	}
-	raw, _ := json.Marshal(groups)
-	var out Settings
+	// Decoding the whole object into a fresh value shares no slice or map
+	// with v.
+	raw, _ := json.Marshal(obj)
+	var out T
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return s, fmt.Errorf("sqlstore: settings: %w", err)
+		return v, fmt.Errorf("sqlstore: settings group %s: %w", g.key, err)
 	}
 	return out, nil
 }
 
-// Keys lists every dotted setting key, sorted.
-func Keys() []string {
-	flat := DefaultSettings().flatten()
-	keys := make([]string, 0, len(flat))
-	for k := range flat {
-		keys = append(keys, k)
+// decodeOnto decodes raw onto a copy of v, so fields raw leaves out keep
+// their values.
+func (g *Group[T]) decodeOnto(v any, raw json.RawMessage) (any, error) {
+	out, err := g.withFields(v, nil)
+	if err != nil {
+		return v, err
+	}
+	t := out.(T)
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return v, err
+	}
+	return t, nil
+}
+
+func (r *Registry) index(name string) (int, bool) {
+	for i, g := range r.groups {
+		if g.name() == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Keys lists every registered dotted key, sorted.
+func (r *Registry) Keys() []string {
+	var keys []string
+	for _, g := range r.groups {
+		for f := range g.fields(g.baseValue()) {
+			keys = append(keys, g.name()+"."+f)
+		}
 	}
 	sort.Strings(keys)
 	return keys
 }
 
-// SetText sets one dotted key from its configuration-file text form:
-// integers, booleans (true/false/1/0/yes/no/on/off), comma lists or strings,
-// as the key's type requires.
-func (s *Settings) SetText(key, text string) error {
-	cur, ok := s.flatten()[key]
+// SetText sets one dotted key of a base from its configuration-file text
+// form: integers (with an optional size suffix, see ParseSize), booleans
+// (see ParseBool), or text, as the field's JSON form requires; text goes to
+// the field as a JSON string, so a list type decodes it as it likes. Errors
+// are *FieldError naming the key. It must be called before Open.
+func (r *Registry) SetText(key, text string) error {
+	if r.db != nil {
+		return errors.New("sqlstore: SetText after Open")
+	}
+	name, field, _ := strings.Cut(key, ".")
+	i, ok := r.index(name)
+	if !ok {
+		return &FieldError{Key: key, Msg: "unknown setting"}
+	}
+	g := r.groups[i]
+	cur, ok := g.fields(g.baseValue())[field]
 	if !ok {
 		return &FieldError{Key: key, Msg: "unknown setting"}
 	}
@@ -290,12 +266,265 @@ func (s *Settings) SetText(key, text string) error {
 		v = text
 	}
 	raw, _ := json.Marshal(v)
-	next, err := s.withValues(map[string]json.RawMessage{key: raw})
+	next, err := g.withFields(g.baseValue(), map[string]json.RawMessage{field: raw})
 	if err != nil {
 		return err
 	}
-	*s = next
+	g.setBase(next)
+	r.cur[i] = next
 	return nil
+}
+
+// Validate checks every group's base in registration order; the error is
+// the first group's *FieldError.
+func (r *Registry) Validate() error {
+	for _, g := range r.groups {
+		if err := g.validate(g.baseValue()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Open binds the registry to db and loads the stored overrides.
+func (r *Registry) Open(ctx context.Context, db *DB) error {
+	if r.db != nil {
+		return errors.New("sqlstore: settings registry opened twice")
+	}
+	r.db = db
+	if err := r.Refresh(ctx); err != nil {
+		r.db = nil
+		return err
+	}
+	return nil
+}
+
+// Refresh re-reads the stored overrides now, without waiting for
+// RefreshInterval.
+func (r *Registry) Refresh(ctx context.Context) error {
+	if r.db == nil {
+		return errors.New("sqlstore: settings registry is not open")
+	}
+	r.mu.Lock()
+	gen := r.gen
+	r.mu.Unlock()
+	cur, err := r.load(ctx)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if r.gen == gen {
+		r.cur = cur
+	}
+	r.loadedAt = r.now()
+	r.mu.Unlock()
+	return nil
+}
+
+// load reads the overrides of the registered groups over their bases.
+// Stored keys no group knows (a removed setting, another binary's group) and
+// values that are not JSON are ignored.
+func (r *Registry) load(ctx context.Context) ([]any, error) {
+	rows, err := r.db.Query(ctx, "SELECT key, value FROM settings")
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: load settings: %w", err)
+	}
+	defer rows.Close()
+	stored := make([]map[string]json.RawMessage, len(r.groups))
+	known := make([]map[string]json.RawMessage, len(r.groups))
+	for i, g := range r.groups {
+		stored[i], known[i] = map[string]json.RawMessage{}, g.fields(g.baseValue())
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("sqlstore: load settings: %w", err)
+		}
+		name, field, _ := strings.Cut(k, ".")
+		i, ok := r.index(name)
+		if !ok {
+			continue
+		}
+		if _, ok := known[i][field]; ok && json.Valid([]byte(v)) {
+			stored[i][field] = json.RawMessage(v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: load settings: %w", err)
+	}
+	cur := make([]any, len(r.groups))
+	for i, g := range r.groups {
+		v, err := g.withFields(g.baseValue(), stored[i])
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: stored settings: %w", err)
+		}
+		cur[i] = v
+	}
+	return cur, nil
+}
+
+// current returns every group's value, re-reading the overrides when they
+// are older than RefreshInterval; on a read failure the last known values,
+// and the next attempt waits another interval.
+func (r *Registry) current(ctx context.Context) []any {
+	r.mu.Lock()
+	cur, fresh := r.cur, r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
+	r.mu.Unlock()
+	if fresh {
+		return cur
+	}
+	if err := r.Refresh(ctx); err != nil {
+		r.mu.Lock()
+		r.loadedAt = r.now()
+		r.mu.Unlock()
+		return cur
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cur
+}
+
+// Document returns every group's current value.
+func (r *Registry) Document(ctx context.Context) Document {
+	return Document{reg: r, values: r.current(ctx)}
+}
+
+// Put validates every group of d, then stores, in one transaction, every
+// key whose value differs from its base as an override and removes the
+// overrides of the others. On any error nothing is stored.
+func (r *Registry) Put(ctx context.Context, d Document) error {
+	if d.reg != r {
+		return errors.New("sqlstore: settings document of another registry")
+	}
+	if r.db == nil {
+		return errors.New("sqlstore: settings registry is not open")
+	}
+	for i, g := range r.groups {
+		if err := g.validate(d.values[i]); err != nil {
+			return err
+		}
+	}
+	now := FromTime(time.Now())
+	err := r.db.Tx(ctx, func(tx *Tx) error {
+		for i, g := range r.groups {
+			base := g.fields(g.baseValue())
+			for f, v := range g.fields(d.values[i]) {
+				k := g.name() + "." + f
+				if bytes.Equal(base[f], v) {
+					if _, err := tx.Exec(ctx, "DELETE FROM settings WHERE key = $1", k); err != nil {
+						return err
+					}
+					continue
+				}
+				if _, err := tx.Exec(ctx, `INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+					ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+					k, string(v), now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlstore: save settings: %w", err)
+	}
+	r.mu.Lock()
+	r.cur, r.loadedAt = d.values, r.now()
+	r.gen++
+	r.mu.Unlock()
+	return nil
+}
+
+// Document is every group's value at one moment: what GET and PUT
+// /api/v1/admin/settings exchange. In JSON it is one object with a member
+// per group, in registration order. Decoding works onto the values already
+// held, so groups and fields the JSON leaves out keep theirs; as for a Go
+// struct, unknown members are ignored and names match regardless of case.
+// Documents are values: decoding and With make new ones.
+type Document struct {
+	reg    *Registry
+	values []any
+}
+
+// MarshalJSON writes the groups in registration order.
+func (d Document) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if d.reg != nil {
+		for i, g := range d.reg.groups {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name, _ := json.Marshal(g.name())
+			b.Write(name)
+			b.WriteByte(':')
+			v, err := json.Marshal(d.values[i])
+			if err != nil {
+				return nil, err
+			}
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON decodes each group's member onto the group's value in d.
+func (d *Document) UnmarshalJSON(raw []byte) error {
+	if d.reg == nil {
+		return errors.New("sqlstore: decode settings onto a Registry's Document")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil // null leaves a Go struct as it was, and so a document
+	}
+	if tok != json.Delim('{') {
+		return errors.New("settings: want a JSON object")
+	}
+	values := slices.Clone(d.values)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		var member json.RawMessage
+		if err := dec.Decode(&member); err != nil {
+			return err
+		}
+		i, ok := d.reg.lookup(name)
+		if !ok {
+			continue
+		}
+		v, err := d.reg.groups[i].decodeOnto(values[i], member)
+		if err != nil {
+			return err
+		}
+		values[i] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	d.values = values
+	return nil
+}
+
+// lookup finds a group by a JSON member name as encoding/json matches struct
+// fields: exactly, else regardless of case.
+func (r *Registry) lookup(name string) (int, bool) {
+	if i, ok := r.index(name); ok {
+		return i, true
+	}
+	for i, g := range r.groups {
+		if strings.EqualFold(g.name(), name) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // ParseBool accepts the usual spellings of a boolean in configuration files.
@@ -334,114 +563,4 @@ func ParseSize(s string) (int64, error) {
 		return 0, errors.New("too large")
 	}
 	return n * mult, nil
-}
-
-// SettingsStore holds the current settings: the configured base plus the
-// overrides stored in the database. Every process re-reads the overrides at
-// most once per RefreshInterval, so a change made through another process
-// sharing the database shows up within that time; changes made through this
-// process show at once.
-type SettingsStore struct {
-	db   *DB
-	base Settings
-
-	mu       sync.Mutex
-	cur      Settings
-	loadedAt time.Time
-}
-
-// RefreshInterval bounds how stale another process's settings change may be.
-const RefreshInterval = time.Second
-
-// NewSettingsStore loads the overrides over base.
-func NewSettingsStore(ctx context.Context, db *DB, base Settings) (*SettingsStore, error) {
-	s := &SettingsStore{db: db, base: base}
-	if err := s.reload(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *SettingsStore) reload(ctx context.Context) error {
-	rows, err := s.db.Query(ctx, "SELECT key, value FROM settings")
-	if err != nil {
-		return fmt.Errorf("sqlstore: load settings: %w", err)
-	}
-	defer rows.Close()
-	values := map[string]json.RawMessage{}
-	known := s.base.flatten()
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return fmt.Errorf("sqlstore: load settings: %w", err)
-		}
-		if _, ok := known[k]; ok && json.Valid([]byte(v)) {
-			values[k] = json.RawMessage(v)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqlstore: load settings: %w", err)
-	}
-	cur, err := s.base.withValues(values)
-	if err != nil {
-		return fmt.Errorf("sqlstore: stored settings: %w", err)
-	}
-	s.mu.Lock()
-	s.cur, s.loadedAt = cur, time.Now()
-	s.mu.Unlock()
-	return nil
-}
-
-// Get returns the current settings. If the database cannot be read the last
-// known settings are returned: a blip must not turn every request into a 500.
-func (s *SettingsStore) Get(ctx context.Context) Settings {
-	s.mu.Lock()
-	cur, fresh := s.cur, time.Since(s.loadedAt) < RefreshInterval
-	s.mu.Unlock()
-	if fresh {
-		return cur
-	}
-	if err := s.reload(ctx); err != nil {
-		s.mu.Lock()
-		s.loadedAt = time.Now() // back off; retry after the next interval
-		s.mu.Unlock()
-		return cur
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
-}
-
-// Put validates next and stores, as overrides, every key whose value differs
-// from the configured base; keys equal to the base lose their override, so
-// they follow the configuration file again.
-func (s *SettingsStore) Put(ctx context.Context, next Settings) error {
-	if err := next.Validate(); err != nil {
-		return err
-	}
-	base, flat := s.base.flatten(), next.flatten()
-	now := FromTime(time.Now())
-	err := s.db.Tx(ctx, func(tx *Tx) error {
-		for k, v := range flat {
-			if bytes.Equal(base[k], v) {
-				if _, err := tx.Exec(ctx, "DELETE FROM settings WHERE key = $1", k); err != nil {
-					return err
-				}
-				continue
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				k, string(v), now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlstore: save settings: %w", err)
-	}
-	s.mu.Lock()
-	s.cur, s.loadedAt = next, time.Now()
-	s.mu.Unlock()
-	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,70 +14,136 @@ import (
 	"folio/sqlstore/sqlstoretest"
 )
 
-func TestDefaultSettingsValidate(t *testing.T) {
-	if err := sqlstore.DefaultSettings().Validate(); err != nil {
-		t.Fatalf("defaults do not validate: %v", err)
-	}
+// siteSet and uploadSet are test-only groups whose keys look like those the
+// owners register, so rows the old code wrote can be read back.
+type siteSet struct {
+	SiteName     string `json:"site_name"`
+	ICP          string `json:"icp"`
+	PostsPerPage int    `json:"posts_per_page"`
+	EnableTOC    bool   `json:"enable_toc"`
 }
 
-func TestSettingsValidateNamesBadKey(t *testing.T) {
-	tests := []struct {
-		key    string
-		mutate func(*sqlstore.Settings)
-	}{
-		{"render.render_mode", func(s *sqlstore.Settings) { s.Render.RenderMode = "spa" }},
-		{"render.api_prefix", func(s *sqlstore.Settings) { s.Render.APIPrefix = "/api/v2" }},
-		{"post.posts_per_page", func(s *sqlstore.Settings) { s.Post.PostsPerPage = 0 }},
-		{"post.posts_per_page", func(s *sqlstore.Settings) { s.Post.PostsPerPage = 101 }},
-		{"post.summary_length", func(s *sqlstore.Settings) { s.Post.SummaryLength = 0 }},
-		{"ai.provider", func(s *sqlstore.Settings) { s.AI.Provider = "skynet" }},
-		{"ai.base_url", func(s *sqlstore.Settings) { s.AI.BaseURL = "ftp://x" }},
-		{"upload.max_file_size", func(s *sqlstore.Settings) { s.Upload.MaxFileSize = 0 }},
-		{"upload.default_quota_bytes", func(s *sqlstore.Settings) { s.Upload.DefaultQuotaBytes = -1 }},
-		{"upload.path_pattern", func(s *sqlstore.Settings) { s.Upload.PathPattern = "../{uuid}" }},
+type uploadSet struct {
+	AllowRegister bool      `json:"allow_register"`
+	MaxFileSize   int64     `json:"max_file_size"`
+	ForbiddenExts commaList `json:"forbidden_exts"`
+}
+
+// commaList is a comma-separated string in JSON, as list settings are.
+type commaList []string
+
+func (l commaList) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(l, ",")) }
+
+func (l *commaList) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
 	}
-	for _, tt := range tests {
-		t.Run(tt.key, func(t *testing.T) {
-			s := sqlstore.DefaultSettings()
-			tt.mutate(&s)
-			var fe *sqlstore.FieldError
-			if err := s.Validate(); !errors.As(err, &fe) || fe.Key != tt.key {
-				t.Fatalf("Validate = %v, want a FieldError for %s", err, tt.key)
-			}
-		})
+	*l = commaList{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(p), ".")); p != "" {
+			*l = append(*l, p)
+		}
 	}
-	ok := sqlstore.DefaultSettings()
-	ok.Render.RenderMode, ok.Post.PostsPerPage, ok.AI.Provider, ok.AI.BaseURL = "headless", 100, "ollama", "http://127.0.0.1:11434"
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("valid non-default settings rejected: %v", err)
+	return nil
+}
+
+func defaultSite() siteSet { return siteSet{SiteName: "Folio", PostsPerPage: 10, EnableTOC: true} }
+
+func defaultUpload() uploadSet {
+	return uploadSet{MaxFileSize: 100 << 20, ForbiddenExts: commaList{"php", "exe"}}
+}
+
+func (s siteSet) validate() error {
+	if s.PostsPerPage < 1 || s.PostsPerPage > 100 {
+		return &sqlstore.FieldError{Key: "site.posts_per_page", Msg: "must be between 1 and 100"}
 	}
+	return nil
+}
+
+func (u uploadSet) validate() error {
+	if u.MaxFileSize < 1 {
+		return &sqlstore.FieldError{Key: "upload.max_file_size", Msg: "must be positive"}
+	}
+	if slices.Contains(u.ForbiddenExts, "*") {
+		return errors.New("cannot forbid every extension")
+	}
+	return nil
+}
+
+// testSettings is a registry of both test groups.
+type testSettings struct {
+	reg    *sqlstore.Registry
+	site   *sqlstore.Group[siteSet]
+	upload *sqlstore.Group[uploadSet]
+	clock  *testClock
+}
+
+func newTestSettings(site siteSet, upload uploadSet) testSettings {
+	reg := sqlstore.NewRegistry()
+	clock := &testClock{t: time.Unix(1_700_000_000, 0)}
+	reg.SetClock(clock.now)
+	return testSettings{reg: reg, clock: clock,
+		site:   sqlstore.Register(reg, "site", site, siteSet.validate),
+		upload: sqlstore.Register(reg, "upload", upload, uploadSet.validate)}
+}
+
+// openTestSettings opens a registry of the default test groups over db.
+func openTestSettings(t *testing.T, db *sqlstore.DB) testSettings {
+	t.Helper()
+	s := newTestSettings(defaultSite(), defaultUpload())
+	if err := s.reg.Open(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testClock is a registry clock that moves only when told.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }
 
 func TestSetText(t *testing.T) {
 	tests := []struct {
 		name, key, text string
-		check           func(s sqlstore.Settings) bool
+		check           func(s testSettings) bool
 	}{
-		{"bool true", "post.enable_comment", "off", func(s sqlstore.Settings) bool { return !s.Post.EnableComment }},
-		{"bool yes", "upload.allow_register", "yes", func(s sqlstore.Settings) bool { return s.Upload.AllowRegister }},
-		{"int", "post.posts_per_page", " 25 ", func(s sqlstore.Settings) bool { return s.Post.PostsPerPage == 25 }},
-		{"size with suffix", "upload.max_file_size", "5 MiB", func(s sqlstore.Settings) bool { return s.Upload.MaxFileSize == 5<<20 }},
-		{"size plain", "upload.default_quota_bytes", "0", func(s sqlstore.Settings) bool { return s.Upload.DefaultQuotaBytes == 0 }},
-		{"list", "upload.forbidden_exts", " .EXE, php ,,", func(s sqlstore.Settings) bool {
-			return slices.Equal(s.Upload.ForbiddenExts, sqlstore.List{"exe", "php"})
+		{"bool off", "site.enable_toc", "off", func(s testSettings) bool { return !s.site.Base().EnableTOC }},
+		{"bool yes", "upload.allow_register", "yes", func(s testSettings) bool { return s.upload.Base().AllowRegister }},
+		{"int", "site.posts_per_page", " 25 ", func(s testSettings) bool { return s.site.Base().PostsPerPage == 25 }},
+		{"size with suffix", "upload.max_file_size", "5 MiB", func(s testSettings) bool { return s.upload.Base().MaxFileSize == 5<<20 }},
+		{"size plain", "upload.max_file_size", "0", func(s testSettings) bool { return s.upload.Base().MaxFileSize == 0 }},
+		{"list", "upload.forbidden_exts", " .EXE, php ,,", func(s testSettings) bool {
+			return slices.Equal(s.upload.Base().ForbiddenExts, commaList{"exe", "php"})
 		}},
-		{"empty list", "upload.allowed_types", "", func(s sqlstore.Settings) bool { return len(s.Upload.AllowedTypes) == 0 }},
-		{"string", "site.site_name", "My \"quoted\" site", func(s sqlstore.Settings) bool { return s.Site.SiteName == `My "quoted" site` }},
-		{"string that looks like a number", "site.icp", "12345", func(s sqlstore.Settings) bool { return s.Site.ICP == "12345" }},
+		{"empty list", "upload.forbidden_exts", "", func(s testSettings) bool { return len(s.upload.Base().ForbiddenExts) == 0 }},
+		{"string", "site.site_name", "My \"quoted\" site", func(s testSettings) bool { return s.site.Base().SiteName == `My "quoted" site` }},
+		{"string that looks like a number", "site.icp", "12345", func(s testSettings) bool { return s.site.Base().ICP == "12345" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := sqlstore.DefaultSettings()
-			if err := s.SetText(tt.key, tt.text); err != nil {
+			s := newTestSettings(defaultSite(), defaultUpload())
+			if err := s.reg.SetText(tt.key, tt.text); err != nil {
 				t.Fatalf("SetText(%s, %q): %v", tt.key, tt.text, err)
 			}
 			if !tt.check(s) {
-				t.Fatalf("SetText(%s, %q) gave %+v", tt.key, tt.text, s)
+				t.Fatalf("SetText(%s, %q) gave %+v %+v", tt.key, tt.text, s.site.Base(), s.upload.Base())
+			}
+			if got, want := s.site.Get(context.Background()), s.site.Base(); !equalJSON(t, got, want) {
+				t.Fatalf("before Open Get = %+v, want the base %+v", got, want)
 			}
 		})
 	}
@@ -85,24 +153,32 @@ func TestSetTextErrorsNameTheKey(t *testing.T) {
 	tests := []struct{ name, key, text string }{
 		{"unknown key", "site.nope", "x"},
 		{"unknown group", "nope", "x"},
-		{"bad bool", "post.enable_toc", "maybe"},
-		{"bad int", "post.posts_per_page", "ten"},
+		{"group without field", "site", "x"},
+		{"bad bool", "site.enable_toc", "maybe"},
+		{"bad int", "site.posts_per_page", "ten"},
 		{"bad size", "upload.max_file_size", "12 parsecs"},
 		{"overflowing size", "upload.max_file_size", "9999999999999999999G"},
 		{"negative overflowing size", "upload.max_file_size", "-9007199254740993K"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := sqlstore.DefaultSettings()
-			err := s.SetText(tt.key, tt.text)
+			s := newTestSettings(defaultSite(), defaultUpload())
+			err := s.reg.SetText(tt.key, tt.text)
 			var fe *sqlstore.FieldError
 			if !errors.As(err, &fe) || fe.Key != tt.key {
 				t.Fatalf("SetText(%s, %q) = %v, want a FieldError naming the key", tt.key, tt.text, err)
 			}
-			if !equalJSON(t, s, sqlstore.DefaultSettings()) {
+			if !equalJSON(t, s.site.Base(), defaultSite()) || !equalJSON(t, s.upload.Base(), defaultUpload()) {
 				t.Fatalf("failed SetText changed the settings")
 			}
 		})
+	}
+}
+
+func TestSetTextAfterOpenIsRefused(t *testing.T) {
+	s := openTestSettings(t, openDB(t))
+	if err := s.reg.SetText("site.site_name", "x"); err == nil {
+		t.Fatal("SetText after Open succeeded")
 	}
 }
 
@@ -125,122 +201,112 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-func TestListJSON(t *testing.T) {
-	raw, err := json.Marshal(sqlstore.List{"jpg", "png"})
-	if err != nil || string(raw) != `"jpg,png"` {
-		t.Fatalf("Marshal = %s, %v; want \"jpg,png\"", raw, err)
+func TestKeysListsEveryRegisteredSetting(t *testing.T) {
+	keys := newTestSettings(defaultSite(), defaultUpload()).reg.Keys()
+	want := []string{"site.enable_toc", "site.icp", "site.posts_per_page", "site.site_name",
+		"upload.allow_register", "upload.forbidden_exts", "upload.max_file_size"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("Keys() = %q, want %q", keys, want)
 	}
+}
+
+func TestValidateChecksEveryBase(t *testing.T) {
 	tests := []struct {
-		in   string
-		want sqlstore.List
-		ok   bool
+		name   string
+		site   func(*siteSet)
+		upload func(*uploadSet)
+		key    string // "" when valid
 	}{
-		{`"jpg, .PNG"`, sqlstore.List{"jpg", "png"}, true},
-		{`["jpg", ".PNG", ""]`, sqlstore.List{"jpg", "png"}, true},
-		{`""`, sqlstore.List{}, true},
-		{`[]`, sqlstore.List{}, true},
-		{`5`, nil, false},
-		{`[1, 2]`, nil, false},
+		{"defaults", func(*siteSet) {}, func(*uploadSet) {}, ""},
+		{"first group", func(s *siteSet) { s.PostsPerPage = 0 }, func(*uploadSet) {}, "site.posts_per_page"},
+		{"second group", func(*siteSet) {}, func(u *uploadSet) { u.MaxFileSize = 0 }, "upload.max_file_size"},
+		{"first offending group wins", func(s *siteSet) { s.PostsPerPage = 0 }, func(u *uploadSet) { u.MaxFileSize = 0 }, "site.posts_per_page"},
+		{"plain error names the group", func(*siteSet) {}, func(u *uploadSet) { u.ForbiddenExts = commaList{"*"} }, "upload"},
 	}
 	for _, tt := range tests {
-		var l sqlstore.List
-		err := json.Unmarshal([]byte(tt.in), &l)
-		if (err == nil) != tt.ok || (tt.ok && !slices.Equal(l, tt.want)) {
-			t.Errorf("Unmarshal(%s) = %q, %v; want %q, ok=%v", tt.in, l, err, tt.want, tt.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			site, upload := defaultSite(), defaultUpload()
+			tt.site(&site)
+			tt.upload(&upload)
+			err := newTestSettings(site, upload).reg.Validate()
+			var fe *sqlstore.FieldError
+			if tt.key == "" && err != nil || tt.key != "" && (!errors.As(err, &fe) || fe.Key != tt.key) {
+				t.Fatalf("Validate = %v, want a FieldError for %q", err, tt.key)
+			}
+		})
 	}
 }
 
-func TestValidatePathPattern(t *testing.T) {
+func TestRegisterRefusesMistakes(t *testing.T) {
 	tests := []struct {
-		in string
-		ok bool
+		name     string
+		register func(reg *sqlstore.Registry)
 	}{
-		{sqlstore.DefaultPathPattern, true},
-		{"{md5}.{ext}", true},
-		{"{year}/{month}/{day}/{timestamp}-{uuid}", true},
-		{"", false},
-		{"/abs/{uuid}", false},
-		{`C:/x/{uuid}`, false},
-		{`a\{uuid}`, false},
-		{"a/../{uuid}", false},
-		{"./{uuid}", false},
-		{"a//{uuid}", false},
-		{"{year}/{md5_8}.{ext}", false},
-		{"{uuid}/{hostname}", false},
-		{"{uuid}/{year", false},
-		{"{uuid}/", false},
+		{"taken name", func(reg *sqlstore.Registry) { sqlstore.Register(reg, "site", defaultSite(), nil) }},
+		{"dotted name", func(reg *sqlstore.Registry) { sqlstore.Register(reg, "a.b", defaultSite(), nil) }},
+		{"not an object", func(reg *sqlstore.Registry) { sqlstore.Register(reg, "n", 5, nil) }},
 	}
 	for _, tt := range tests {
-		if err := sqlstore.ValidatePathPattern(tt.in); (err == nil) != tt.ok {
-			t.Errorf("ValidatePathPattern(%q) = %v, want ok=%v", tt.in, err, tt.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSettings(defaultSite(), defaultUpload())
+			defer func() {
+				if recover() == nil {
+					t.Fatal("Register did not panic")
+				}
+			}()
+			tt.register(s.reg)
+		})
 	}
 }
 
-func TestKeysListsEverySetting(t *testing.T) {
-	keys := sqlstore.Keys()
-	for _, k := range []string{"site.site_name", "post.posts_per_page", "render.render_mode", "ai.api_key", "upload.path_pattern"} {
-		if !slices.Contains(keys, k) {
-			t.Errorf("Keys() lacks %s", k)
-		}
-	}
-	if !slices.IsSorted(keys) {
-		t.Error("Keys() is not sorted")
-	}
-}
-
-func TestSettingsStorePutStoresOnlyDifferences(t *testing.T) {
+func TestPutStoresOnlyDifferences(t *testing.T) {
 	cfg := sqlstoretest.NewConfig(t)
 	db := cfg.Open(t)
 	ctx := context.Background()
-	base := sqlstore.DefaultSettings()
-	base.Site.SiteName = "From the file"
-	store, err := sqlstore.NewSettingsStore(ctx, db, base)
-	if err != nil {
-		t.Fatal(err)
+	site := defaultSite()
+	site.SiteName = "From the file"
+	open := func(db *sqlstore.DB, site siteSet) testSettings {
+		t.Helper()
+		s := newTestSettings(site, defaultUpload())
+		if err := s.reg.Open(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	other, err := sqlstore.NewSettingsStore(ctx, cfg.Open(t), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := store.Get(ctx); !equalJSON(t, got, base) {
-		t.Fatalf("fresh store = %+v, want the base", got)
+	s := open(db, site)
+	if got := s.site.Get(ctx); !equalJSON(t, got, site) {
+		t.Fatalf("fresh registry = %+v, want the base", got)
 	}
 
-	next := base
-	next.Post.PostsPerPage = 42
-	next.Upload.ForbiddenExts = sqlstore.List{"exe"}
-	if err := store.Put(ctx, next); err != nil {
+	next := site
+	next.PostsPerPage = 42
+	if err := s.site.Put(ctx, next); err != nil {
 		t.Fatal(err)
 	}
-	if got := storedKeys(t, db); !slices.Equal(got, []string{"post.posts_per_page", "upload.forbidden_exts"}) {
+	if err := s.upload.Put(ctx, uploadSet{MaxFileSize: 100 << 20, ForbiddenExts: commaList{"exe"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedKeys(t, db); !slices.Equal(got, []string{"site.posts_per_page", "upload.forbidden_exts"}) {
 		t.Fatalf("stored keys = %q, want only the two changed ones", got)
-	}
-	if got := store.Get(ctx); got.Post.PostsPerPage != 42 {
-		t.Fatalf("own store after Put: posts_per_page = %d, want 42 at once", got.Post.PostsPerPage)
-	}
-
-	time.Sleep(sqlstore.RefreshInterval + 100*time.Millisecond)
-	got := other.Get(ctx)
-	if got.Post.PostsPerPage != 42 || !slices.Equal(got.Upload.ForbiddenExts, sqlstore.List{"exe"}) || got.Site.SiteName != "From the file" {
-		t.Fatalf("other process after RefreshInterval = %+v, want the change", got)
 	}
 
 	// A restart with a changed configuration keeps the override and follows
 	// the file for the rest.
-	base2 := base
-	base2.Site.SiteName = "Edited file"
-	restarted, err := sqlstore.NewSettingsStore(ctx, db, base2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := restarted.Get(ctx); got.Post.PostsPerPage != 42 || got.Site.SiteName != "Edited file" {
+	site2 := site
+	site2.SiteName = "Edited file"
+	restarted := open(db, site2)
+	if got := restarted.site.Get(ctx); got.PostsPerPage != 42 || got.SiteName != "Edited file" {
 		t.Fatalf("after restart = %+v", got)
+	}
+	if got := restarted.upload.Get(ctx).ForbiddenExts; !slices.Equal(got, commaList{"exe"}) {
+		t.Fatalf("after restart forbidden_exts = %q", got)
 	}
 
 	// Putting the base values back removes the overrides.
-	if err := store.Put(ctx, base); err != nil {
+	if err := s.site.Put(ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.upload.Put(ctx, defaultUpload()); err != nil {
 		t.Fatal(err)
 	}
 	if got := storedKeys(t, db); len(got) != 0 {
@@ -248,40 +314,191 @@ func TestSettingsStorePutStoresOnlyDifferences(t *testing.T) {
 	}
 }
 
-func TestSettingsStorePutRejectsInvalid(t *testing.T) {
-	db := openDB(t)
+func TestPutShowsAtOnceHereAndAfterRefreshIntervalElsewhere(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
 	ctx := context.Background()
-	store, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
+	here, there := openTestSettings(t, cfg.Open(t)), openTestSettings(t, cfg.Open(t))
+	there.site.Get(ctx) // read once, so the next read is within the interval
+
+	next := defaultSite()
+	next.SiteName = "Changed"
+	if err := here.site.Put(ctx, next); err != nil {
 		t.Fatal(err)
 	}
-	bad := sqlstore.DefaultSettings()
-	bad.Post.PostsPerPage = 1000
+	if got := here.site.Get(ctx).SiteName; got != "Changed" {
+		t.Fatalf("own registry after Put: site_name = %q, want the change at once", got)
+	}
+	there.clock.advance(sqlstore.RefreshInterval - time.Millisecond)
+	if got := there.site.Get(ctx).SiteName; got != "Folio" {
+		t.Fatalf("other registry within RefreshInterval: site_name = %q, want the old value", got)
+	}
+	there.clock.advance(time.Millisecond)
+	if got := there.site.Get(ctx).SiteName; got != "Changed" {
+		t.Fatalf("other registry after RefreshInterval: site_name = %q, want the change", got)
+	}
+
+	next.SiteName = "Again"
+	if err := here.site.Put(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if err := there.reg.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := there.site.Get(ctx).SiteName; got != "Again" {
+		t.Fatalf("other registry after Refresh: site_name = %q", got)
+	}
+}
+
+func TestReadFailureKeepsLastKnownValues(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	ctx := context.Background()
+	writer := openTestSettings(t, cfg.Open(t))
+	next := defaultSite()
+	next.SiteName = "Stored"
+	if err := writer.site.Put(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	db := cfg.Open(t)
+	reader := openTestSettings(t, db)
+	db.Close()
+	reader.clock.advance(sqlstore.RefreshInterval)
+	if got := reader.site.Get(ctx).SiteName; got != "Stored" {
+		t.Fatalf("site_name after a failed read = %q, want the last known", got)
+	}
+	if err := reader.reg.Refresh(ctx); err == nil {
+		t.Fatal("Refresh on a closed database succeeded")
+	}
+}
+
+func TestPutOfOneInvalidGroupStoresNothing(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	s := openTestSettings(t, db)
+	d := s.reg.Document(ctx)
+	site := s.site.In(d)
+	site.SiteName = "Valid change"
+	d = s.site.With(d, site)
+	upload := s.upload.In(d)
+	upload.MaxFileSize = 0
+	d = s.upload.With(d, upload)
+
 	var fe *sqlstore.FieldError
-	if err := store.Put(ctx, bad); !errors.As(err, &fe) || fe.Key != "post.posts_per_page" {
-		t.Fatalf("Put(invalid) = %v, want FieldError post.posts_per_page", err)
+	if err := s.reg.Put(ctx, d); !errors.As(err, &fe) || fe.Key != "upload.max_file_size" {
+		t.Fatalf("Put(one group invalid) = %v, want FieldError upload.max_file_size", err)
 	}
 	if got := storedKeys(t, db); len(got) != 0 {
 		t.Fatalf("invalid Put stored %q", got)
 	}
-	if got := store.Get(ctx); got.Post.PostsPerPage != 10 {
-		t.Fatalf("invalid Put changed current settings: %d", got.Post.PostsPerPage)
+	if got := s.site.Get(ctx).SiteName; got != "Folio" {
+		t.Fatalf("invalid Put changed current settings: site_name = %q", got)
+	}
+
+	// Both groups valid: both are stored together.
+	upload.MaxFileSize = 1
+	if err := s.reg.Put(ctx, s.upload.With(d, upload)); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedKeys(t, db); !slices.Equal(got, []string{"site.site_name", "upload.max_file_size"}) {
+		t.Fatalf("stored keys = %q, want both groups' changes", got)
+	}
+	var stamps int
+	if err := db.QueryRow(ctx, "SELECT COUNT(DISTINCT updated_at) FROM settings").Scan(&stamps); err != nil || stamps != 1 {
+		t.Fatalf("rows of one Put carry %d update times (%v), want 1", stamps, err)
 	}
 }
 
-func TestSettingsStoreIgnoresUnknownStoredKeys(t *testing.T) {
+func TestRowsOfEarlierVersionsAreRead(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
-	if _, err := db.Exec(ctx, "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, 0), ($3, $4, 0)",
-		"site.removed_in_this_version", `"x"`, "site.site_name", `"Stored"`); err != nil {
+	// Rows as the single-struct settings store wrote them, with a key this
+	// version dropped, a group no one registers and a value that is not JSON.
+	rows := [][2]string{
+		{"site.site_name", `"Stored"`},
+		{"site.posts_per_page", `42`},
+		{"site.enable_toc", `false`},
+		{"upload.forbidden_exts", `"exe,php"`},
+		{"upload.max_file_size", `5242880`},
+		{"site.removed_in_this_version", `"x"`},
+		{"render.render_mode", `"headless"`},
+		{"upload.allow_register", `not json`},
+	}
+	for _, r := range rows {
+		if _, err := db.Exec(ctx, "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, 0)", r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openTestSettings(t, db)
+	want := siteSet{SiteName: "Stored", PostsPerPage: 42, EnableTOC: false}
+	if got := s.site.Get(ctx); got != want {
+		t.Fatalf("site = %+v, want %+v", got, want)
+	}
+	if got := s.upload.Get(ctx); got.MaxFileSize != 5<<20 || !slices.Equal(got.ForbiddenExts, commaList{"exe", "php"}) || got.AllowRegister {
+		t.Fatalf("upload = %+v", got)
+	}
+}
+
+func TestStoredValueOfWrongTypeStopsOpen(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, "INSERT INTO settings (key, value, updated_at) VALUES ('site.posts_per_page', '\"ten\"', 0)"); err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlstore.NewSettingsStore(ctx, db, sqlstore.DefaultSettings())
-	if err != nil {
-		t.Fatalf("NewSettingsStore with an unknown stored key: %v", err)
+	s := newTestSettings(defaultSite(), defaultUpload())
+	var fe *sqlstore.FieldError
+	if err := s.reg.Open(ctx, db); !errors.As(err, &fe) || fe.Key != "site.posts_per_page" {
+		t.Fatalf("Open = %v, want a FieldError naming site.posts_per_page", err)
 	}
-	if got := store.Get(ctx).Site.SiteName; got != "Stored" {
-		t.Fatalf("site_name = %q, want Stored", got)
+}
+
+func TestDocumentJSON(t *testing.T) {
+	ctx := context.Background()
+	s := openTestSettings(t, openDB(t))
+	raw, err := json.Marshal(s.reg.Document(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"site":{"site_name":"Folio","icp":"","posts_per_page":10,"enable_toc":true},` +
+		`"upload":{"allow_register":false,"max_file_size":104857600,"forbidden_exts":"php,exe"}}`
+	if string(raw) != want {
+		t.Fatalf("document = %s\nwant       %s", raw, want)
+	}
+
+	tests := []struct {
+		name   string
+		in     string
+		ok     bool
+		site   siteSet
+		upload uploadSet
+	}{
+		{"omitted fields and groups keep their values", `{"site": {"icp": "A-1"}}`, true,
+			siteSet{SiteName: "Folio", ICP: "A-1", PostsPerPage: 10, EnableTOC: true}, defaultUpload()},
+		{"unknown groups and fields are ignored", `{"nope": 1, "upload": {"nope": 2, "forbidden_exts": "sh"}}`, true,
+			defaultSite(), uploadSet{MaxFileSize: 100 << 20, ForbiddenExts: commaList{"sh"}}},
+		{"names match regardless of case", `{"SITE": {"Site_Name": "Case"}}`, true,
+			siteSet{SiteName: "Case", PostsPerPage: 10, EnableTOC: true}, defaultUpload()},
+		{"a repeated group applies both", `{"site": {"icp": "1"}, "site": {"site_name": "Two"}}`, true,
+			siteSet{SiteName: "Two", ICP: "1", PostsPerPage: 10, EnableTOC: true}, defaultUpload()},
+		{"null keeps everything", `null`, true, defaultSite(), defaultUpload()},
+		{"null group keeps the group", `{"site": null}`, true, defaultSite(), defaultUpload()},
+		{"wrong type", `{"site": {"posts_per_page": "ten"}}`, false, siteSet{}, uploadSet{}},
+		{"group not an object", `{"site": 5}`, false, siteSet{}, uploadSet{}},
+		{"not an object", `[]`, false, siteSet{}, uploadSet{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur := s.reg.Document(ctx)
+			next := cur
+			err := json.Unmarshal([]byte(tt.in), &next)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Unmarshal(%s) = %v, want ok=%v", tt.in, err, tt.ok)
+			}
+			if !equalJSON(t, s.site.In(cur), defaultSite()) || !equalJSON(t, s.upload.In(cur), defaultUpload()) {
+				t.Fatal("decoding changed the document it started from")
+			}
+			if tt.ok && (!equalJSON(t, s.site.In(next), tt.site) || !equalJSON(t, s.upload.In(next), tt.upload)) {
+				t.Fatalf("decoded %+v %+v, want %+v %+v", s.site.In(next), s.upload.In(next), tt.site, tt.upload)
+			}
+		})
 	}
 }
 

@@ -16,8 +16,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"folio/sqlstore"
 )
 
 // Provider names, as in the ai.provider setting.
@@ -70,7 +68,7 @@ type Config struct {
 
 // ConfigFromSettings maps the ai settings group onto a Config. Enabled,
 // AutoSummary and AutoTag are the caller's business and are not looked at.
-func ConfigFromSettings(s sqlstore.AISettings) Config {
+func ConfigFromSettings(s Settings) Config {
 	return Config{
 		Provider: strings.ToLower(strings.TrimSpace(s.Provider)),
 		APIKey:   strings.TrimSpace(s.APIKey),
@@ -141,7 +139,7 @@ func New(cfg Config) (*Client, error) {
 
 // NewFromSettings is New(ConfigFromSettings(s)) with the given HTTP client
 // (nil for the default).
-func NewFromSettings(s sqlstore.AISettings, hc *http.Client) (*Client, error) {
+func NewFromSettings(s Settings, hc *http.Client) (*Client, error) {
 	cfg := ConfigFromSettings(s)
 	cfg.HTTPClient = hc
 	return New(cfg)

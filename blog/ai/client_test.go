@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"folio/sqlstore"
 )
 
 func TestCompleteSendsTheProviderFormat(t *testing.T) {
@@ -105,16 +103,16 @@ func TestCompleteSendsTheProviderFormat(t *testing.T) {
 
 func TestNewFillsDefaultsAndKeepsBasePath(t *testing.T) {
 	cases := []struct {
-		settings sqlstore.AISettings
+		settings Settings
 		endpoint string
 		model    string
 	}{
-		{sqlstore.AISettings{Provider: "openai"}, "https://api.openai.com/v1/chat/completions", DefaultOpenAIModel},
-		{sqlstore.AISettings{Provider: " OpenAI ", Model: "gpt-x"}, "https://api.openai.com/v1/chat/completions", "gpt-x"},
-		{sqlstore.AISettings{Provider: "openai", BaseURL: "https://llm.example.com/proxy/v1/"}, "https://llm.example.com/proxy/v1/chat/completions", DefaultOpenAIModel},
-		{sqlstore.AISettings{Provider: "openai", BaseURL: "https://llm.example.com/v1?tenant=a"}, "https://llm.example.com/v1/chat/completions?tenant=a", DefaultOpenAIModel},
-		{sqlstore.AISettings{Provider: "ollama"}, "http://127.0.0.1:11434/api/chat", DefaultOllamaModel},
-		{sqlstore.AISettings{Provider: "ollama", BaseURL: "http://gpu-box:11434", Model: "qwen2.5"}, "http://gpu-box:11434/api/chat", "qwen2.5"},
+		{Settings{Provider: "openai"}, "https://api.openai.com/v1/chat/completions", DefaultOpenAIModel},
+		{Settings{Provider: " OpenAI ", Model: "gpt-x"}, "https://api.openai.com/v1/chat/completions", "gpt-x"},
+		{Settings{Provider: "openai", BaseURL: "https://llm.example.com/proxy/v1/"}, "https://llm.example.com/proxy/v1/chat/completions", DefaultOpenAIModel},
+		{Settings{Provider: "openai", BaseURL: "https://llm.example.com/v1?tenant=a"}, "https://llm.example.com/v1/chat/completions?tenant=a", DefaultOpenAIModel},
+		{Settings{Provider: "ollama"}, "http://127.0.0.1:11434/api/chat", DefaultOllamaModel},
+		{Settings{Provider: "ollama", BaseURL: "http://gpu-box:11434", Model: "qwen2.5"}, "http://gpu-box:11434/api/chat", "qwen2.5"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.endpoint, func(t *testing.T) {

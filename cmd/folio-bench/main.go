@@ -89,10 +89,11 @@ func run(sizeMiB int, dir string) error {
 	if err := db.MigrateCore(ctx); err != nil {
 		return err
 	}
-	set := sqlstore.DefaultSettings()
-	set.Upload.MaxFileSize = int64(sizeMiB+1) << 20
-	settings, err := sqlstore.NewSettingsStore(ctx, db, set)
-	if err != nil {
+	set := filehost.DefaultUploadSettings()
+	set.MaxFileSize = int64(sizeMiB+1) << 20
+	reg := sqlstore.NewRegistry()
+	settings := filehost.RegisterSettings(reg, set)
+	if err := reg.Open(ctx, db); err != nil {
 		return err
 	}
 	hash, _ := bcrypt.GenerateFromPassword([]byte("bench password"), bcrypt.MinCost)

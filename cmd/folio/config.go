@@ -38,7 +38,7 @@ type Config struct {
 	SessionTTL        time.Duration
 	Profile           auth.Profile
 
-	Settings sqlstore.Settings
+	Settings Settings
 }
 
 // option is one configuration key: its built-in default and how to apply a
@@ -55,7 +55,7 @@ func str(dst func(c *Config) *string) func(*Config, string) error {
 }
 
 // options lists every key that is not a runtime setting. Runtime settings
-// (site.*, post.*, render.*, ai.*, upload.*) come from sqlstore.Keys.
+// (site.*, post.*, render.*, ai.*, upload.*) come from settingKeys.
 func options() []option {
 	return []option{
 		{"server.addr", ":8080", "address to listen on", func(c *Config, v string) error {
@@ -169,7 +169,7 @@ func setter(key string) (func(c *Config, v string) error, bool) {
 			return o.set, true
 		}
 	}
-	for _, k := range sqlstore.Keys() {
+	for _, k := range settingKeys() {
 		if k == key {
 			return func(c *Config, v string) error {
 				err := c.Settings.SetText(key, v)
@@ -196,14 +196,14 @@ func allKeys() []string {
 	for _, o := range options() {
 		keys = append(keys, o.key)
 	}
-	return append(keys, sqlstore.Keys()...)
+	return append(keys, settingKeys()...)
 }
 
 // LoadConfig builds the configuration: defaults, then the file at path (when
 // path is non-empty), then the environment. Every problem is reported
 // together, each naming its key and, for the file, the line.
 func LoadConfig(path string, file io.Reader, environ []string) (*Config, error) {
-	c := &Config{Settings: sqlstore.DefaultSettings()}
+	c := &Config{Settings: defaultSettings()}
 	var errs []error
 	for _, o := range options() {
 		if err := o.set(c, o.def); err != nil {

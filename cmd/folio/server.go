@@ -24,7 +24,7 @@ type app struct {
 	handler  http.Handler
 	router   *httpx.Router // every route, by surface
 	db       *sqlstore.DB
-	settings *sqlstore.SettingsStore
+	settings blog.SettingsGroups
 	site     *blog.Site
 	closers  []func(context.Context)
 }
@@ -55,10 +55,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
 	}
-	a.settings, err = sqlstore.NewSettingsStore(ctx, db, cfg.Settings)
-	if err != nil {
+	settings := cfg.Settings.register()
+	if err := settings.reg.Open(ctx, db); err != nil {
 		return fail(err)
 	}
+	a.settings = settings.blog
 	authSvc, err := auth.New(ctx, db, auth.Config{
 		AdminEnabled:      cfg.AdminEnabled,
 		AdminUsername:     cfg.AdminUsername,
@@ -75,7 +76,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: a.settings, Store: store, Logger: logger})
+	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger})
 	if err != nil {
 		return fail(err)
 	}
@@ -132,7 +133,7 @@ func (a *app) Close(ctx context.Context) {
 func (a *app) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	mode := a.settings.Get(ctx).Render.RenderMode
+	mode := a.settings.Render.Get(ctx).RenderMode
 	if err := a.db.Ping(ctx); err != nil {
 		httpx.Logger(r).Error("health: database does not answer", "err", err)
 		httpx.Reply(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "render_mode": mode}, "database unavailable")

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"folio/auth/authtest"
+	"folio/httpx/httpxtest"
+	"folio/sqlstore/sqlstoretest"
+)
+
+// newSettingsApp wires Folio over a database that already holds the given
+// settings rows, and returns a client logged in as the administrator.
+func newSettingsApp(t *testing.T, rows [][2]string) *httpxtest.Client {
+	t.Helper()
+	dbc := sqlstoretest.NewConfig(t)
+	db := dbc.Open(t)
+	for _, r := range rows {
+		if _, err := db.Exec(context.Background(), "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, 0)", r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := LoadConfig("", nil, []string{
+		"FOLIO_DATABASE_DRIVER=" + dbc.Driver,
+		"FOLIO_DATABASE_DSN=" + dbc.DSN,
+		"FOLIO_STORAGE_DIR=" + t.TempDir(),
+		// the password is authtest.AdminPassword
+		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	c := httpxtest.NewServer(t, a.handler)
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	return c
+}
+
+func TestSettingsDocumentShape(t *testing.T) {
+	c := newSettingsApp(t, nil)
+	const want = `{"code":200,"data":{` +
+		`"site":{"site_name":"Folio","site_url":"","description":"A blog and file host","keywords":"","favicon":"","logo":"","icp":"","footer":""},` +
+		`"post":{"posts_per_page":10,"enable_comment":true,"enable_toc":true,"summary_length":200,"default_cover_url":""},` +
+		`"render":{"render_mode":"classic","api_prefix":"/api/v1","enable_cors":false},` +
+		`"ai":{"enabled":false,"provider":"openai","api_key":"","model":"","base_url":"","auto_summary":false,"auto_tag":false},` +
+		`"upload":{"allow_guest_upload":false,"allow_duplicate":false,"allow_register":false,"max_file_size":104857600,` +
+		`"forbidden_exts":"php,phtml,exe,bat,cmd,sh,js,html,htm,xhtml,jar,msi","allowed_types":"",` +
+		`"path_pattern":"{year}/{month}/{md5_8}/{uuid}.{ext}","default_quota_bytes":1073741824}},"msg":"ok"}`
+	if got := strings.TrimSpace(string(c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).Body)); got != want {
+		t.Fatalf("GET settings =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSettingsRowsOfEarlierVersionsAreServed(t *testing.T) {
+	c := newSettingsApp(t, [][2]string{
+		{"site.site_name", `"Stored"`},
+		{"post.posts_per_page", `42`},
+		{"render.render_mode", `"headless"`},
+		{"ai.api_key", `"sk-secret-value-1234"`},
+		{"upload.forbidden_exts", `"exe,php"`},
+		{"upload.allow_register", `true`},
+	})
+	var got struct {
+		Site struct {
+			SiteName string `json:"site_name"`
+		}
+		Post struct {
+			PostsPerPage int `json:"posts_per_page"`
+		}
+		Render struct {
+			RenderMode string `json:"render_mode"`
+		}
+		AI struct {
+			APIKey string `json:"api_key"`
+		}
+		Upload struct {
+			ForbiddenExts string `json:"forbidden_exts"`
+			AllowRegister bool   `json:"allow_register"`
+		}
+	}
+	httpxtest.Into(t, c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).B().Data, &got)
+	if got.Site.SiteName != "Stored" || got.Post.PostsPerPage != 42 || got.Render.RenderMode != "headless" ||
+		got.AI.APIKey != "****1234" || got.Upload.ForbiddenExts != "exe,php" || !got.Upload.AllowRegister {
+		t.Fatalf("settings from stored rows = %+v", got)
+	}
+	var health map[string]string
+	httpxtest.Into(t, c.Do("GET", "/api/v1/health", nil).Expect(200).B().Data, &health)
+	if health["render_mode"] != "headless" {
+		t.Fatalf("health render_mode = %q, want the stored headless", health["render_mode"])
+	}
+}
+
+func TestSettingsPutSpansOwnersInOneStep(t *testing.T) {
+	c := newSettingsApp(t, nil)
+	bad := map[string]any{"site": map[string]any{"site_name": "Renamed"}, "upload": map[string]any{"max_file_size": 0}}
+	r := c.Do("PUT", "/api/v1/admin/settings", bad).Expect(422)
+	if msg := r.B().Msg; msg != "upload.max_file_size: must be a positive number of bytes" {
+		t.Fatalf("422 msg = %q", msg)
+	}
+	var got struct {
+		Site struct {
+			SiteName string `json:"site_name"`
+		}
+		Upload struct {
+			MaxFileSize   int64  `json:"max_file_size"`
+			AllowedTypes  string `json:"allowed_types"`
+			ForbiddenExts string `json:"forbidden_exts"`
+		}
+	}
+	httpxtest.Into(t, c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).B().Data, &got)
+	if got.Site.SiteName != "Folio" || got.Upload.MaxFileSize != 100<<20 {
+		t.Fatalf("a rejected PUT changed settings: %+v", got)
+	}
+	good := map[string]any{"site": map[string]any{"site_name": "Renamed"}, "upload": map[string]any{"allowed_types": []string{"image/*", ".PDF"}}}
+	httpxtest.Into(t, c.Do("PUT", "/api/v1/admin/settings", good).Expect(200).B().Data, &got)
+	if got.Site.SiteName != "Renamed" || got.Upload.AllowedTypes != "image/*,pdf" || got.Upload.ForbiddenExts == "" {
+		t.Fatalf("after PUT: %+v", got)
+	}
+}
