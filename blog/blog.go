@@ -50,7 +50,7 @@ type Blog struct {
 	count        publicCount // cached total of the public post list
 }
 
-// Limits of decisions §6 beyond interface.md.
+// Per-IP limits of the blog (docs/api.md#limits).
 const (
 	loginsPerMinute   = 20
 	commentsPerMinute = 5
