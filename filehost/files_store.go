@@ -4,86 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
+	"net/http"
 	"strings"
-	"time"
 
+	"folio/httpx"
 	"folio/sqlstore"
 )
-
-// fileRecord is a stored file as the API shows it (decisions §3): the
-// per-user record joined with the object that holds its content.
-type fileRecord struct {
-	ID         string    `json:"id"`
-	Key        string    `json:"key"`
-	Name       string    `json:"name"`
-	OriginName string    `json:"origin_name"`
-	Size       int64     `json:"size"`
-	Mimetype   string    `json:"mimetype"`
-	Extension  string    `json:"extension"`
-	MD5        string    `json:"md5"`
-	FileType   string    `json:"file_type"`
-	Width      int       `json:"width"`
-	Height     int       `json:"height"`
-	AlbumID    string    `json:"album_id"`
-	IsPublic   bool      `json:"is_public"`
-	Links      links     `json:"links"`
-	CreatedAt  time.Time `json:"created_at"`
-
-	userID   string
-	objectID string
-	hash     string
-}
-
-// links are the absolute links of a file (interface.md's upload result);
-// markdown_with_link is Lsky Pro's extra.
-type links struct {
-	URL              string `json:"url"`
-	ThumbnailURL     string `json:"thumbnail_url"`
-	Markdown         string `json:"markdown"`
-	HTML             string `json:"html"`
-	BBCode           string `json:"bbcode"`
-	DeleteURL        string `json:"delete_url"`
-	MarkdownWithLink string `json:"markdown_with_link"`
-}
-
-// setLinks fills the links from base (scheme://host). The snippets name the
-// file by the name it was uploaded with, as Lsky Pro's do: alt text is for
-// people, and the stored name is a UUID.
-func (f *fileRecord) setLinks(base string) {
-	url := base + "/" + linkPrefix(f.FileType) + "/" + f.hash
-	alt := f.OriginName
-	if alt == "" {
-		alt = f.Name
-	}
-	md := "![" + markdownEscaper.Replace(alt) + "](" + url + ")"
-	f.Links = links{
-		URL:              url,
-		Markdown:         md,
-		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(alt) + `" />`,
-		BBCode:           "[img]" + url + "[/img]",
-		DeleteURL:        base + "/api/v1/files/" + f.ID,
-		MarkdownWithLink: "[" + md + "](" + url + ")",
-	}
-	if canThumbnail(f.Mimetype, f.Width, f.Height) {
-		f.Links.ThumbnailURL = base + "/t/" + f.hash
-	}
-}
-
-var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
-
-// linkPrefix is the short-link path segment of a file type.
-func linkPrefix(fileType string) string {
-	switch fileType {
-	case "image":
-		return "i"
-	case "video":
-		return "v"
-	case "audio":
-		return "a"
-	}
-	return "f"
-}
 
 // fileColumns matches scanFile.
 const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at,
@@ -109,13 +35,6 @@ func scanFile(row scanner) (*fileRecord, error) {
 	return &f, nil
 }
 
-func keyBase(key string) string {
-	if i := strings.LastIndexByte(key, '/'); i >= 0 {
-		return key[i+1:]
-	}
-	return key
-}
-
 // fileByID loads a file; userID, when not empty, must own it.
 func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord, error) {
 	q := "SELECT " + fileColumns + fileFrom + " WHERE f.id = $1"
@@ -129,18 +48,6 @@ func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord,
 		return nil, fmt.Errorf("filehost: load file: %w", err)
 	}
 	return f, nil
-}
-
-// fileQuery is the filter of a file list.
-type fileQuery struct {
-	UserID   string
-	AlbumID  string
-	FileType string
-	Keyword  string
-	OrderBy  string // created_at, size or origin_name
-	Desc     bool
-	Limit    int
-	Offset   int
 }
 
 // listFiles returns one page of files and the total that match.
@@ -203,24 +110,36 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	return out, total, nil
 }
 
-// ownAlbum reports whether albumID is an album of userID.
-func (s *Service) ownAlbum(ctx context.Context, q sqlstore.Querier, albumID, userID string) (bool, error) {
-	if !sqlstore.ValidID(albumID) {
-		return false, nil
+// usernames looks up the owners of a page of files in one query.
+func (s *Service) usernames(r *http.Request, files []*fileRecord) (map[string]string, error) {
+	out := map[string]string{}
+	var ids []any
+	for _, f := range files {
+		if _, ok := out[f.userID]; !ok {
+			out[f.userID] = ""
+			ids = append(ids, f.userID)
+		}
 	}
-	var one int
-	err := q.QueryRow(ctx, "SELECT 1 FROM albums WHERE id = $1 AND user_id = $2", albumID, userID).Scan(&one)
-	if errors.Is(err, sqlstore.ErrNotFound) {
-		return false, nil
+	if len(ids) == 0 {
+		return out, nil
 	}
+	rows, err := s.db.Query(r.Context(), "SELECT id, username FROM users WHERE id IN ("+sqlstore.Placeholders(1, len(ids))+")", ids...)
 	if err != nil {
-		return false, fmt.Errorf("filehost: check album: %w", err)
+		return nil, httpx.Internal(err)
 	}
-	return true, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, httpx.Internal(err)
+		}
+		out[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, httpx.Internal(err)
+	}
+	return out, nil
 }
-
-// purge names stored content whose last record went away.
-type purge struct{ objectID, key string }
 
 // removeFileTx deletes one file record inside tx (of userID when not
 // empty), gives its size back to its owner, and drops its object when no
