@@ -10,26 +10,7 @@ import (
 
 	"folio/auth"
 	"folio/httpx"
-	"folio/sqlstore"
 )
-
-// accountError turns the errors of user management into client answers.
-func accountError(err error) error {
-	var fe *auth.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return httpx.BadRequest(fe.Error())
-	case errors.Is(err, auth.ErrUsernameTaken):
-		return httpx.Conflict("username is already taken")
-	case errors.Is(err, auth.ErrEmailTaken):
-		return httpx.Conflict("email is already taken")
-	case errors.Is(err, auth.ErrProtectedUser):
-		return httpx.Forbidden("the administrator and the guest cannot be deleted, disabled or demoted")
-	case errors.Is(err, sqlstore.ErrNotFound):
-		return httpx.NotFound()
-	}
-	return err
-}
 
 // handleRegister is POST /api/v1/auth/register: open only when the
 // administrator has turned upload.allow_register on.
@@ -45,7 +26,7 @@ func (s *Service) handleRegister(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.auth.CreateUser(r.Context(), auth.NewUser{Username: req.Username, Email: req.Email,
 		Password: req.Password, Role: auth.RoleUser, QuotaBytes: set.DefaultQuotaBytes})
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusCreated, u)
 	return nil
@@ -66,15 +47,8 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return httpx.BadRequest("username and password are required")
 	}
 	u, err := s.auth.CheckPassword(r.Context(), login, req.Password)
-	switch {
-	case errors.Is(err, auth.ErrInvalidCredentials):
-		return &httpx.Error{Status: http.StatusUnauthorized, Msg: "invalid username or password"}
-	case errors.Is(err, auth.ErrDisabled):
-		return httpx.Forbidden("account is disabled")
-	case errors.Is(err, auth.ErrAdminDisabled):
-		return httpx.Forbidden("administrator login is disabled")
-	case err != nil:
-		return err
+	if err != nil {
+		return httpError(err)
 	}
 	return s.sendPair(w, r, u)
 }
@@ -97,11 +71,8 @@ func (s *Service) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pair, err := s.auth.Refresh(r.Context(), strings.TrimSpace(req.RefreshToken))
-	if errors.Is(err, auth.ErrInvalidToken) {
-		return &httpx.Error{Status: http.StatusUnauthorized, Msg: "invalid or expired refresh token"}
-	}
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	auth.SetAccessCookie(w, r, pair.AccessToken)
 	httpx.FileAPI.OK(w, http.StatusOK, pair)
@@ -138,7 +109,7 @@ func (s *Service) handleLogout(w http.ResponseWriter, r *http.Request) error {
 func (s *Service) handleMe(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.auth.UserByID(r.Context(), auth.FromContext(r.Context()).UserID)
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil

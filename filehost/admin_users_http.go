@@ -36,7 +36,7 @@ func (s *Service) handleAdminCreateUser(w http.ResponseWriter, r *http.Request) 
 	u, err := s.auth.CreateUser(r.Context(), auth.NewUser{Username: req.Username, Email: req.Email,
 		Password: req.Password, Role: strings.TrimSpace(req.Role), QuotaBytes: quota})
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusCreated, u)
 	return nil
@@ -50,7 +50,7 @@ func (s *Service) handleAdminGetUser(w http.ResponseWriter, r *http.Request) err
 	}
 	u, err := s.auth.UserByID(r.Context(), id)
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
@@ -68,12 +68,12 @@ func (s *Service) handleAdminPatchUser(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	if _, err := s.auth.UserByID(r.Context(), id); err != nil {
-		return accountError(err) // unknown ids are 404 before any rule about them
+		return httpError(err) // unknown ids are 404 before any rule about them
 	}
 	u, err := s.auth.UpdateUser(r.Context(), id, auth.UserPatch{Status: req.Status, Role: req.Role,
 		QuotaBytes: req.QuotaBytes, Password: req.Password})
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
@@ -89,19 +89,19 @@ func (s *Service) handleAdminDeleteUser(w http.ResponseWriter, r *http.Request) 
 	}
 	ctx := r.Context()
 	if id == s.auth.AdminID() || id == s.auth.GuestID() {
-		return accountError(auth.ErrProtectedUser)
+		return httpError(auth.ErrProtectedUser)
 	}
 	// Disable first so that no new upload of theirs lands between the
 	// removal of their files and of the user.
 	disabled := auth.StatusDisabled
 	if _, err := s.auth.UpdateUser(ctx, id, auth.UserPatch{Status: &disabled}); err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	if err := s.deleteUserFiles(ctx, id); err != nil {
 		return err
 	}
 	if err := s.auth.DeleteUser(ctx, id); err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil

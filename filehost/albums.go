@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"folio/httpx"
 )
 
 // Limits of album fields, in characters.
@@ -52,7 +50,7 @@ type albumQuery struct {
 func validAlbumName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > maxAlbumName {
-		return "", httpx.BadRequest("name must be 1-100 characters")
+		return "", invalid("name must be 1-100 characters")
 	}
 	return name, nil
 }
@@ -60,7 +58,7 @@ func validAlbumName(name string) (string, error) {
 func validAlbumDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
 	if utf8.RuneCountInString(d) > maxAlbumDescription {
-		return "", httpx.BadRequest("description must be at most 1000 characters")
+		return "", invalid("description must be at most 1000 characters")
 	}
 	return d, nil
 }

@@ -16,11 +16,11 @@ func (s *Service) handleCreateAlbum(w http.ResponseWriter, r *http.Request) erro
 	}
 	name, err := validAlbumName(req.Name)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	desc, err := validAlbumDescription(req.Description)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	a, err := s.createAlbum(r.Context(), auth.FromContext(r.Context()).UserID, name, desc, req.IsPublic)
 	if err != nil {
@@ -89,14 +89,14 @@ func (s *Service) handlePatchAlbum(w http.ResponseWriter, r *http.Request) error
 	if p.Name != nil {
 		name, err := validAlbumName(*p.Name)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		p.Name = &name
 	}
 	if p.Description != nil {
 		d, err := validAlbumDescription(*p.Description)
 		if err != nil {
-			return err
+			return httpError(err)
 		}
 		p.Description = &d
 	}

@@ -160,3 +160,12 @@ func (s *Service) ownAlbum(ctx context.Context, q sqlstore.Querier, albumID, use
 	}
 	return true, nil
 }
+
+// albumCount is how many albums a user has.
+func (s *Service) albumCount(ctx context.Context, userID string) (int64, error) {
+	var albums int64
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums WHERE user_id = $1", userID).Scan(&albums); err != nil {
+		return 0, fmt.Errorf("filehost: count albums: %w", err)
+	}
+	return albums, nil
+}

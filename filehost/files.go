@@ -106,8 +106,37 @@ type filePatch struct {
 	IsPublic   *bool   `json:"is_public"`
 }
 
+// clean trims the fields sent and checks the name; an album_id of "" takes
+// the file out of its album. Whether the album is the caller's is the
+// store's to check.
+func (p *filePatch) clean() error {
+	if p.OriginName != nil {
+		name := strings.TrimSpace(*p.OriginName)
+		if name == "" || len(name) > 1024 || cleanName(name) != name {
+			return invalid("origin_name must be a non-empty file name")
+		}
+		p.OriginName = &name
+	}
+	if p.AlbumID != nil {
+		a := strings.ToLower(strings.TrimSpace(*p.AlbumID))
+		p.AlbumID = &a
+	}
+	return nil
+}
+
 // maxBatch bounds one batch delete.
 const maxBatch = 1000
+
+// checkBatch checks the number of ids of a batch delete.
+func checkBatch(ids []string) error {
+	if len(ids) == 0 {
+		return invalid("ids must list at least one file id")
+	}
+	if len(ids) > maxBatch {
+		return invalid("ids may list at most 1000 file ids")
+	}
+	return nil
+}
 
 func dedupIDs(ids []string) []string {
 	seen := map[string]bool{}

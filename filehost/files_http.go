@@ -1,14 +1,11 @@
 package filehost
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"folio/auth"
 	"folio/httpx"
-	"folio/sqlstore"
 )
 
 // parseFileQuery reads the list parameters shared by the user and admin
@@ -93,50 +90,11 @@ func (s *Service) handlePatchFile(w http.ResponseWriter, r *http.Request) error 
 	if err := httpx.DecodeJSON(w, r, &body); err != nil {
 		return err
 	}
-	sets := []string{}
-	args := []any{}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+	if err := body.clean(); err != nil {
+		return httpError(err)
 	}
-	if body.OriginName != nil {
-		name := strings.TrimSpace(*body.OriginName)
-		if name == "" || len(name) > 1024 || cleanName(name) != name {
-			return httpx.BadRequest("origin_name must be a non-empty file name")
-		}
-		sets = append(sets, "origin_name = "+arg(name))
-	}
-	if body.AlbumID != nil {
-		a := strings.ToLower(strings.TrimSpace(*body.AlbumID))
-		if a == "" {
-			sets = append(sets, "album_id = NULL")
-		} else {
-			ok, err := s.ownAlbum(ctx, s.db, a, userID)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return httpx.BadRequest("album_id is not one of your albums")
-			}
-			sets = append(sets, "album_id = "+arg(a))
-		}
-	}
-	if body.IsPublic != nil {
-		sets = append(sets, "is_public = "+arg(*body.IsPublic))
-	}
-	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
-	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID)
-	res, err := s.db.Exec(ctx, q, args...)
-	if errors.Is(err, sqlstore.ErrForeignKey) {
-		return httpx.BadRequest("album_id is not one of your albums")
-	}
-	if err != nil {
-		return httpx.Internal(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return httpx.Internal(err)
-	} else if n == 0 {
-		return httpx.NotFound()
+	if err := s.updateFile(ctx, id, userID, body); err != nil {
+		return httpError(err)
 	}
 	f, err := s.fileByID(ctx, id, userID)
 	if err != nil {
@@ -182,11 +140,8 @@ func (s *Service) handleBatchDelete(w http.ResponseWriter, r *http.Request) erro
 	if err := httpx.DecodeJSON(w, r, &body); err != nil {
 		return err
 	}
-	if len(body.IDs) == 0 {
-		return httpx.BadRequest("ids must list at least one file id")
-	}
-	if len(body.IDs) > maxBatch {
-		return httpx.BadRequest("ids may list at most 1000 file ids")
+	if err := checkBatch(body.IDs); err != nil {
+		return httpError(err)
 	}
 	n, err := s.deleteFiles(r.Context(), auth.FromContext(r.Context()).UserID, dedupIDs(body.IDs))
 	if err != nil {
@@ -210,7 +165,7 @@ func (s *Service) handleAdminListFiles(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	names, err := s.usernames(r, files)
+	names, err := s.usernames(r.Context(), files)
 	if err != nil {
 		return err
 	}

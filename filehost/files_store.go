@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"strconv"
 	"strings"
 
-	"folio/httpx"
 	"folio/sqlstore"
 )
 
@@ -48,6 +47,54 @@ func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord,
 		return nil, fmt.Errorf("filehost: load file: %w", err)
 	}
 	return f, nil
+}
+
+// updateFile applies a cleaned patch to one of a user's files: errBadAlbum
+// when the album is not one of theirs (or was deleted meanwhile),
+// sqlstore.ErrNotFound when the file is not.
+func (s *Service) updateFile(ctx context.Context, id, userID string, body filePatch) error {
+	sets := []string{}
+	args := []any{}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if body.OriginName != nil {
+		sets = append(sets, "origin_name = "+arg(*body.OriginName))
+	}
+	if body.AlbumID != nil {
+		a := *body.AlbumID
+		if a == "" {
+			sets = append(sets, "album_id = NULL")
+		} else {
+			ok, err := s.ownAlbum(ctx, s.db, a, userID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errBadAlbum
+			}
+			sets = append(sets, "album_id = "+arg(a))
+		}
+	}
+	if body.IsPublic != nil {
+		sets = append(sets, "is_public = "+arg(*body.IsPublic))
+	}
+	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
+	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID)
+	res, err := s.db.Exec(ctx, q, args...)
+	if errors.Is(err, sqlstore.ErrForeignKey) {
+		return errBadAlbum
+	}
+	if err != nil {
+		return fmt.Errorf("filehost: update file: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("filehost: update file: %w", err)
+	} else if n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
 }
 
 // listFiles returns one page of files and the total that match.
@@ -111,7 +158,7 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 }
 
 // usernames looks up the owners of a page of files in one query.
-func (s *Service) usernames(r *http.Request, files []*fileRecord) (map[string]string, error) {
+func (s *Service) usernames(ctx context.Context, files []*fileRecord) (map[string]string, error) {
 	out := map[string]string{}
 	var ids []any
 	for _, f := range files {
@@ -123,20 +170,20 @@ func (s *Service) usernames(r *http.Request, files []*fileRecord) (map[string]st
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.db.Query(r.Context(), "SELECT id, username FROM users WHERE id IN ("+sqlstore.Placeholders(1, len(ids))+")", ids...)
+	rows, err := s.db.Query(ctx, "SELECT id, username FROM users WHERE id IN ("+sqlstore.Placeholders(1, len(ids))+")", ids...)
 	if err != nil {
-		return nil, httpx.Internal(err)
+		return nil, fmt.Errorf("filehost: usernames: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, name string
 		if err := rows.Scan(&id, &name); err != nil {
-			return nil, httpx.Internal(err)
+			return nil, fmt.Errorf("filehost: usernames: %w", err)
 		}
 		out[id] = name
 	}
 	if err := rows.Err(); err != nil {
-		return nil, httpx.Internal(err)
+		return nil, fmt.Errorf("filehost: usernames: %w", err)
 	}
 	return out, nil
 }

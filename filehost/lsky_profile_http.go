@@ -1,7 +1,6 @@
 package filehost
 
 import (
-	"fmt"
 	"net/http"
 
 	"folio/auth"
@@ -24,11 +23,11 @@ func (s *Service) handleLskyProfile(w http.ResponseWriter, r *http.Request) erro
 	ctx := r.Context()
 	u, err := s.auth.UserByID(ctx, auth.FromContext(ctx).UserID)
 	if err != nil {
-		return accountError(err)
+		return httpError(err)
 	}
-	var albums int64
-	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums WHERE user_id = $1", u.ID).Scan(&albums); err != nil {
-		return fmt.Errorf("filehost: count albums: %w", err)
+	albums, err := s.albumCount(ctx, u.ID)
+	if err != nil {
+		return err
 	}
 	httpx.Lsky.OK(w, http.StatusOK, lskyProfile{Name: u.Username, Email: u.Email,
 		Capacity: float64(u.QuotaBytes) / 1024, UsedCapacity: float64(u.UsedBytes) / 1024,

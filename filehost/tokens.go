@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"folio/httpx"
 )
 
 type tokenRequest struct {
@@ -18,17 +16,17 @@ type tokenRequest struct {
 func (t tokenRequest) parse(now time.Time) (string, *time.Time, error) {
 	name := strings.TrimSpace(t.Name)
 	if name == "" || utf8.RuneCountInString(name) > 100 {
-		return "", nil, httpx.BadRequest("name must be 1-100 characters")
+		return "", nil, invalid("name must be 1-100 characters")
 	}
 	if t.ExpiresAt == nil || strings.TrimSpace(*t.ExpiresAt) == "" {
 		return name, nil, nil
 	}
 	exp, err := time.Parse(time.RFC3339, strings.TrimSpace(*t.ExpiresAt))
 	if err != nil {
-		return "", nil, httpx.BadRequest("expires_at must be an RFC 3339 time")
+		return "", nil, invalid("expires_at must be an RFC 3339 time")
 	}
 	if !exp.After(now) {
-		return "", nil, httpx.BadRequest("expires_at must be in the future")
+		return "", nil, invalid("expires_at must be in the future")
 	}
 	exp = exp.UTC().Truncate(time.Microsecond)
 	return name, &exp, nil

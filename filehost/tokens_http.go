@@ -18,7 +18,7 @@ func (s *Service) handleCreateToken(w http.ResponseWriter, r *http.Request) erro
 	}
 	name, exp, err := req.parse(s.now())
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	tok, err := s.auth.CreateAPIToken(r.Context(), auth.FromContext(r.Context()).UserID, name, exp)
 	if err != nil {

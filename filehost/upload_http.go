@@ -16,50 +16,34 @@ import (
 	"folio/sqlstore"
 )
 
-// Upload failures with their envelope-A codes (decisions §4).
-func errUpload(status, code int, msg string) *httpx.Error {
-	return &httpx.Error{Status: status, Code: code, Msg: msg}
-}
-
-var (
-	errNoFile       = errUpload(http.StatusBadRequest, 40000, "file is required")
-	errBadAlbum     = errUpload(http.StatusBadRequest, 40000, "album_id is not one of your albums")
-	errGuestOff     = errUpload(http.StatusForbidden, 40300, "guest upload is disabled")
-	errFileTooLarge = errUpload(http.StatusRequestEntityTooLarge, 41300, "file is larger than the maximum file size")
-	errQuotaFull    = errUpload(http.StatusInsufficientStorage, 50700, "storage quota exceeded")
-)
-
-func errForbiddenType(what string) *httpx.Error {
-	return errUpload(http.StatusUnsupportedMediaType, 41500, "file type not allowed: "+what)
-}
-
 // handleUpload is POST /api/v1/upload for an authenticated user.
 func (s *Service) handleUpload(w http.ResponseWriter, r *http.Request) error {
-	return s.upload(w, r, auth.FromContext(r.Context()).UserID)
+	return httpError(s.upload(w, r, auth.FromContext(r.Context()).UserID))
 }
 
 // handleGuestUpload is POST /api/v1/public/upload: only when enabled, owned
 // by the guest user, rate limited per client IP.
 func (s *Service) handleGuestUpload(w http.ResponseWriter, r *http.Request) error {
 	if !s.settings.Get(r.Context()).Upload.AllowGuestUpload {
-		return errGuestOff
+		return httpError(errGuestOff)
 	}
 	if ok, wait := s.guestLimit.Allow(httpx.ClientIP(r)); !ok {
 		httpx.TooManyRequests(w, r, httpx.Lsky, wait)
 		return nil
 	}
-	return s.upload(w, r, s.auth.GuestID())
+	return httpError(s.upload(w, r, s.auth.GuestID()))
 }
 
 // upload reads the multipart body as a stream: the file part goes straight
 // to a temp file while it is hashed; other fields may come before or after
-// it.
+// it. Its errors are domain errors, which the two handlers pass through
+// httpError.
 func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) error {
 	ctx := r.Context()
 	set := s.settings.Get(ctx).Upload
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return errUpload(http.StatusBadRequest, 40000, "request must be multipart/form-data")
+		return invalid("request must be multipart/form-data")
 	}
 	// The multipart reader reads in 4 KiB steps; without a large buffer
 	// below it, every step would be a read system call on the connection.
@@ -81,7 +65,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) 
 			return bodyError(err)
 		}
 		if parts >= maxParts {
-			return errUpload(http.StatusBadRequest, 40000, "too many form fields")
+			return invalid("too many form fields")
 		}
 		switch name := p.FormName(); name {
 		case "file":
@@ -98,7 +82,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) 
 				return bodyError(err)
 			}
 			if len(b) > maxFieldBytes {
-				return errUpload(http.StatusBadRequest, 40000, name+" is too long")
+				return invalid(name + " is too long")
 			}
 			fields[name] = strings.TrimSpace(string(b))
 		}
@@ -124,7 +108,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) 
 	case "1":
 		isPublic = true
 	default:
-		return errUpload(http.StatusBadRequest, 40000, "permission must be 0 or 1")
+		return invalid("permission must be 0 or 1")
 	}
 
 	rec, err := s.save(ctx, userID, in, albumID, isPublic, set)
@@ -152,7 +136,7 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set sqlstore.U
 	in := &incoming{originName: cleanName(p.FileName())}
 	in.ext = nameExt(in.originName)
 	if in.ext != "" && slices.Contains(set.ForbiddenExts, in.ext) {
-		return nil, errForbiddenType("." + in.ext)
+		return nil, &forbiddenType{"." + in.ext}
 	}
 	w, err := s.store.Begin(ctx)
 	if err != nil {
@@ -166,22 +150,23 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set sqlstore.U
 		}
 		in.fileType = fileTypeOf(in.mimetype)
 		if slices.Contains(set.ForbiddenExts, in.ext) {
-			return errForbiddenType("." + in.ext)
+			return &forbiddenType{"." + in.ext}
 		}
 		if !typeAllowed(set.AllowedTypes, in.mimetype, in.ext) {
-			return errForbiddenType(in.mimetype)
+			return &forbiddenType{in.mimetype}
 		}
 		return nil
 	}
 	res, err := streamHashed(w, p, set.MaxFileSize, check)
 	if err == nil && res.size == 0 {
-		err = errUpload(http.StatusBadRequest, 40000, "file is empty")
+		err = invalid("file is empty")
 	}
 	if err != nil {
 		w.Abort()
-		var he *httpx.Error
-		if errors.As(err, &he) {
-			return nil, he
+		var ft *forbiddenType
+		var ii *invalidInput
+		if errors.As(err, &ft) || errors.As(err, &ii) {
+			return nil, err
 		}
 		return nil, bodyError(err)
 	}

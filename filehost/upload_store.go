@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
-	"folio/httpx"
 	"folio/sqlstore"
 	"folio/storage"
 )
@@ -58,7 +56,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID
 	rec, _, err = s.reuse(ctx, userID, in, albumID, isPublic)
 	if rec == nil && err == nil {
 		// It was deleted in the moment between: the bytes are gone.
-		err = httpx.E(http.StatusConflict, "the same content was being deleted meanwhile; upload it again")
+		err = errContentGone
 	}
 	return rec, err
 }
@@ -86,22 +84,21 @@ func (s *Service) reuse(ctx context.Context, userID string, in *incoming, albumI
 	return nil, err == nil, nil
 }
 
-// commitNew moves the temp file under a key made from the path pattern; a
-// taken key (a pattern without {uuid}) is retried with a unique suffix.
+// commitNew moves the temp file under a key made from the path pattern. A
+// taken key is not retried: buildKey makes every key unique, so one can
+// only be taken by a fault, and Commit has consumed the temp file by then.
 func (s *Service) commitNew(w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, error) {
 	key := buildKey(pattern, now, md5hex, ext)
 	if !storage.ValidKey(key) {
 		w.Abort()
-		return "", httpx.Internal(fmt.Errorf("path_pattern %q gives invalid key %q", pattern, key))
+		return "", fmt.Errorf("filehost: path_pattern %q gives invalid key %q", pattern, key)
 	}
 	err := w.Commit(key)
 	if errors.Is(err, storage.ErrExists) {
-		// Commit consumed the temp file, so nothing is left to retry with:
-		// keys are made unique up front instead (see buildKey).
-		return "", httpx.Internal(fmt.Errorf("storage key %q already exists", key))
+		return "", fmt.Errorf("filehost: storage key %q already exists", key)
 	}
 	if err != nil {
-		return "", httpx.Internal(err)
+		return "", fmt.Errorf("filehost: commit upload: %w", err)
 	}
 	return key, nil
 }
