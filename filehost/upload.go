@@ -58,9 +58,9 @@ type object struct {
 	hashes []string // short-hash candidates of a new object, best first
 }
 
-// uploadResult is the data of an upload response: exactly interface.md's
-// fields, plus the file id and Lsky Pro's pathname alias, which Lsky
-// clients read.
+// uploadResult is the data of an upload response, the fields
+// docs/filehost.md lists: the file id, pathname (Lsky Pro's alias of key,
+// which Lsky clients read) and the rest.
 type uploadResult struct {
 	ID         string `json:"id"`
 	Key        string `json:"key"`
@@ -167,7 +167,8 @@ func mimeExt(t string) string {
 	return "bin"
 }
 
-// fileTypeOf maps a MIME type to interface.md's file_type.
+// fileTypeOf maps a MIME type to a file's file_type: image, video, audio
+// or file.
 func fileTypeOf(t string) string {
 	switch {
 	case strings.HasPrefix(t, "image/"):
