@@ -20,7 +20,7 @@ func (s *Service) handleAdminStats(w http.ResponseWriter, r *http.Request) error
 	}
 	st, err := s.adminStats(r.Context(), top)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, st)
 	return nil

@@ -98,7 +98,7 @@ func (s *Service) handleAdminDeleteUser(w http.ResponseWriter, r *http.Request) 
 		return httpError(err)
 	}
 	if err := s.deleteUserFiles(ctx, id); err != nil {
-		return err
+		return httpError(err)
 	}
 	if err := s.auth.DeleteUser(ctx, id); err != nil {
 		return httpError(err)

@@ -24,7 +24,7 @@ func (s *Service) handleCreateAlbum(w http.ResponseWriter, r *http.Request) erro
 	}
 	a, err := s.createAlbum(r.Context(), auth.FromContext(r.Context()).UserID, name, desc, req.IsPublic)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusCreated, a)
 	return nil
@@ -55,7 +55,7 @@ func (s *Service) handleListAlbums(w http.ResponseWriter, r *http.Request) error
 	}
 	albums, total, err := s.listAlbums(r.Context(), q)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(albums, total, p))
 	return nil
@@ -69,7 +69,7 @@ func (s *Service) handleGetAlbum(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, err := s.albumByID(r.Context(), id, auth.FromContext(r.Context()).UserID)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, a)
 	return nil
@@ -102,7 +102,7 @@ func (s *Service) handlePatchAlbum(w http.ResponseWriter, r *http.Request) error
 	}
 	a, err := s.updateAlbum(r.Context(), id, auth.FromContext(r.Context()).UserID, p)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, a)
 	return nil
@@ -116,7 +116,7 @@ func (s *Service) handleDeleteAlbum(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if err := s.deleteAlbum(r.Context(), id, auth.FromContext(r.Context()).UserID); err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil

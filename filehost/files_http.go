@@ -53,7 +53,7 @@ func (s *Service) handleListFiles(w http.ResponseWriter, r *http.Request) error 
 	q.UserID = auth.FromContext(r.Context()).UserID
 	files, total, err := s.listFiles(r.Context(), q)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	base := httpx.BaseURL(r)
 	for _, f := range files {
@@ -71,7 +71,7 @@ func (s *Service) handleGetFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	f, err := s.fileByID(r.Context(), id, auth.FromContext(r.Context()).UserID)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	f.setLinks(httpx.BaseURL(r))
 	httpx.FileAPI.OK(w, http.StatusOK, f)
@@ -98,7 +98,7 @@ func (s *Service) handlePatchFile(w http.ResponseWriter, r *http.Request) error 
 	}
 	f, err := s.fileByID(ctx, id, userID)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	f.setLinks(httpx.BaseURL(r))
 	httpx.FileAPI.OK(w, http.StatusOK, f)
@@ -122,7 +122,7 @@ func (s *Service) deleteOne(w http.ResponseWriter, r *http.Request, userID strin
 	}
 	n, err := s.deleteFiles(r.Context(), userID, []string{id})
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	if n == 0 {
 		return httpx.NotFound()
@@ -145,7 +145,7 @@ func (s *Service) handleBatchDelete(w http.ResponseWriter, r *http.Request) erro
 	}
 	n, err := s.deleteFiles(r.Context(), auth.FromContext(r.Context()).UserID, dedupIDs(body.IDs))
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, map[string]int{"deleted": n})
 	return nil
@@ -163,11 +163,11 @@ func (s *Service) handleAdminListFiles(w http.ResponseWriter, r *http.Request) e
 	}
 	files, total, err := s.listFiles(r.Context(), q)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	names, err := s.usernames(r.Context(), files)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	base := httpx.BaseURL(r)
 	items := make([]adminFile, len(files))

@@ -19,7 +19,7 @@ func (s *Service) handleLskyImages(w http.ResponseWriter, r *http.Request) error
 	q.Keyword = r.URL.Query().Get("keyword")
 	files, total, err := s.listFiles(r.Context(), q)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	base := httpx.BaseURL(r)
 	page := lskyPage{CurrentPage: p.Page, PerPage: p.Size, Total: total, LastPage: max(1, (total+p.Size-1)/p.Size),
@@ -41,13 +41,13 @@ func (s *Service) handleLskyDeleteImage(w http.ResponseWriter, r *http.Request) 
 	userID := auth.FromContext(r.Context()).UserID
 	ids, err := s.fileIDsByKey(r.Context(), userID, key)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	if len(ids) == 0 {
 		return &httpx.Error{Status: http.StatusNotFound, Code: 40400, Msg: "image not found"}
 	}
 	if _, err := s.deleteFiles(r.Context(), userID, ids); err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.Lsky.OK(w, http.StatusOK, struct{}{})
 	return nil

@@ -27,7 +27,7 @@ func (s *Service) handleLskyProfile(w http.ResponseWriter, r *http.Request) erro
 	}
 	albums, err := s.albumCount(ctx, u.ID)
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.Lsky.OK(w, http.StatusOK, lskyProfile{Name: u.Username, Email: u.Email,
 		Capacity: float64(u.QuotaBytes) / 1024, UsedCapacity: float64(u.UsedBytes) / 1024,

@@ -10,7 +10,7 @@ import (
 func (s *Service) handlePublicStats(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.publicStats(r.Context())
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, st)
 	return nil
@@ -26,7 +26,7 @@ func (s *Service) handlePlaza(w http.ResponseWriter, r *http.Request) error {
 	}
 	items, total, err := s.plaza(r.Context(), p.Size, p.Offset())
 	if err != nil {
-		return err
+		return httpError(err)
 	}
 	base := httpx.BaseURL(r)
 	for _, it := range items {
