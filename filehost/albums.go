@@ -1,12 +1,9 @@
 package filehost
 
 import (
-	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
-
-	"folio/auth"
-	"folio/httpx"
 )
 
 // Limits of album fields, in characters.
@@ -15,21 +12,15 @@ const (
 	maxAlbumDescription = 1000
 )
 
-// validAlbumName trims a name and checks its length.
-func validAlbumName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > maxAlbumName {
-		return "", httpx.BadRequest("name must be 1-100 characters")
-	}
-	return name, nil
-}
-
-func validAlbumDescription(d string) (string, error) {
-	d = strings.TrimSpace(d)
-	if utf8.RuneCountInString(d) > maxAlbumDescription {
-		return "", httpx.BadRequest("description must be at most 1000 characters")
-	}
-	return d, nil
+// album is an album as the API shows it.
+type album struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	IsPublic    bool      `json:"is_public"`
+	FileCount   int64     `json:"file_count"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 type albumRequest struct {
@@ -38,116 +29,36 @@ type albumRequest struct {
 	IsPublic    bool   `json:"is_public"`
 }
 
-// handleCreateAlbum is POST /api/v1/albums.
-func (s *Service) handleCreateAlbum(w http.ResponseWriter, r *http.Request) error {
-	var req albumRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	name, err := validAlbumName(req.Name)
-	if err != nil {
-		return err
-	}
-	desc, err := validAlbumDescription(req.Description)
-	if err != nil {
-		return err
-	}
-	a, err := s.createAlbum(r.Context(), auth.FromContext(r.Context()).UserID, name, desc, req.IsPublic)
-	if err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusCreated, a)
-	return nil
+// albumPatch holds the fields of a PATCH; nil ones stay as they are.
+type albumPatch struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	IsPublic    *bool   `json:"is_public"`
 }
 
-// handleListAlbums is GET /api/v1/albums: the caller's albums, paged, with
-// order_by (created_at, updated_at, name), order and keyword (on the name).
-func (s *Service) handleListAlbums(w http.ResponseWriter, r *http.Request) error {
-	p, err := httpx.ParsePaging(r, "size", 20, 100)
-	if err != nil {
-		return err
-	}
-	v := r.URL.Query()
-	q := albumQuery{UserID: auth.FromContext(r.Context()).UserID, Keyword: strings.TrimSpace(v.Get("keyword")),
-		Desc: true, Limit: p.Size, Offset: p.Offset()}
-	switch ob := v.Get("order_by"); ob {
-	case "", "created_at", "updated_at", "name":
-		q.OrderBy = ob
-	default:
-		return httpx.BadRequest("invalid query parameter order_by")
-	}
-	switch strings.ToUpper(v.Get("order")) {
-	case "", "DESC":
-	case "ASC":
-		q.Desc = false
-	default:
-		return httpx.BadRequest("invalid query parameter order")
-	}
-	albums, total, err := s.listAlbums(r.Context(), q)
-	if err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(albums, total, p))
-	return nil
+// albumQuery is the filter and order of an album list.
+type albumQuery struct {
+	UserID  string
+	Keyword string
+	OrderBy string // created_at, updated_at or name
+	Desc    bool
+	Limit   int
+	Offset  int
 }
 
-// handleGetAlbum is GET /api/v1/albums/{id}; another user's album is a 404.
-func (s *Service) handleGetAlbum(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
+// validAlbumName trims a name and checks its length.
+func validAlbumName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > maxAlbumName {
+		return "", invalid("name must be 1-100 characters")
 	}
-	a, err := s.albumByID(r.Context(), id, auth.FromContext(r.Context()).UserID)
-	if err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, a)
-	return nil
+	return name, nil
 }
 
-// handlePatchAlbum is PATCH /api/v1/albums/{id}: changes only the fields
-// sent.
-func (s *Service) handlePatchAlbum(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
+func validAlbumDescription(d string) (string, error) {
+	d = strings.TrimSpace(d)
+	if utf8.RuneCountInString(d) > maxAlbumDescription {
+		return "", invalid("description must be at most 1000 characters")
 	}
-	var p albumPatch
-	if err := httpx.DecodeJSON(w, r, &p); err != nil {
-		return err
-	}
-	if p.Name != nil {
-		name, err := validAlbumName(*p.Name)
-		if err != nil {
-			return err
-		}
-		p.Name = &name
-	}
-	if p.Description != nil {
-		d, err := validAlbumDescription(*p.Description)
-		if err != nil {
-			return err
-		}
-		p.Description = &d
-	}
-	a, err := s.updateAlbum(r.Context(), id, auth.FromContext(r.Context()).UserID, p)
-	if err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, a)
-	return nil
-}
-
-// handleDeleteAlbum is DELETE /api/v1/albums/{id}; the album's files stay,
-// outside any album.
-func (s *Service) handleDeleteAlbum(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.deleteAlbum(r.Context(), id, auth.FromContext(r.Context()).UserID); err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, nil)
-	return nil
+	return d, nil
 }

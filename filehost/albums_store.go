@@ -2,23 +2,13 @@ package filehost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"folio/sqlstore"
 )
-
-// album is an album as the API shows it.
-type album struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	IsPublic    bool      `json:"is_public"`
-	FileCount   int64     `json:"file_count"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
-}
 
 // albumColumns matches scanAlbum.
 const albumColumns = `a.id, a.name, a.description, a.is_public,
@@ -56,16 +46,6 @@ func (s *Service) createAlbum(ctx context.Context, userID, name, description str
 		return nil, fmt.Errorf("filehost: create album: %w", err)
 	}
 	return a, nil
-}
-
-// albumQuery is the filter and order of an album list.
-type albumQuery struct {
-	UserID  string
-	Keyword string
-	OrderBy string // created_at, updated_at or name
-	Desc    bool
-	Limit   int
-	Offset  int
 }
 
 // listAlbums returns one page of a user's albums and their total.
@@ -110,13 +90,6 @@ func (s *Service) listAlbums(ctx context.Context, q albumQuery) ([]*album, int, 
 		return nil, 0, fmt.Errorf("filehost: list albums: %w", err)
 	}
 	return out, total, nil
-}
-
-// albumPatch holds the fields of a PATCH; nil ones stay as they are.
-type albumPatch struct {
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
-	IsPublic    *bool   `json:"is_public"`
 }
 
 // updateAlbum applies a validated patch to one of a user's albums.
@@ -170,4 +143,29 @@ func (s *Service) deleteAlbum(ctx context.Context, id, userID string) error {
 		return sqlstore.ErrNotFound
 	}
 	return nil
+}
+
+// ownAlbum reports whether albumID is an album of userID.
+func (s *Service) ownAlbum(ctx context.Context, q sqlstore.Querier, albumID, userID string) (bool, error) {
+	if !sqlstore.ValidID(albumID) {
+		return false, nil
+	}
+	var one int
+	err := q.QueryRow(ctx, "SELECT 1 FROM albums WHERE id = $1 AND user_id = $2", albumID, userID).Scan(&one)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("filehost: check album: %w", err)
+	}
+	return true, nil
+}
+
+// albumCount is how many albums a user has.
+func (s *Service) albumCount(ctx context.Context, userID string) (int64, error) {
+	var albums int64
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums WHERE user_id = $1", userID).Scan(&albums); err != nil {
+		return 0, fmt.Errorf("filehost: count albums: %w", err)
+	}
+	return albums, nil
 }

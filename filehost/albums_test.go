@@ -1,6 +1,7 @@
 package filehost
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -167,5 +168,38 @@ func TestDeletingAnAlbumKeepsItsFiles(t *testing.T) {
 	}
 	if u, n := e.usage(id); u != used || n != count || n != 3 {
 		t.Fatalf("usage %d/%d, want %d/%d", u, n, used, count)
+	}
+}
+
+func TestAlbumNameAndDescriptionAreTrimmedAndBounded(t *testing.T) {
+	const badName, badDesc = "name must be 1-100 characters", "description must be at most 1000 characters"
+	for _, tt := range []struct {
+		name    string
+		check   func(string) (string, error)
+		in      string
+		want    string
+		wantErr string
+	}{
+		{"name trimmed", validAlbumName, "  Trips  ", "Trips", ""},
+		{"name of 100 characters", validAlbumName, strings.Repeat("é", 100), strings.Repeat("é", 100), ""},
+		{"empty name", validAlbumName, "   ", "", badName},
+		{"name too long", validAlbumName, strings.Repeat("é", 101), "", badName},
+		{"empty description", validAlbumDescription, "  ", "", ""},
+		{"description of 1000 characters", validAlbumDescription, strings.Repeat("é", 1000), strings.Repeat("é", 1000), ""},
+		{"description too long", validAlbumDescription, strings.Repeat("é", 1001), "", badDesc},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.check(tt.in)
+			if tt.wantErr != "" {
+				var ii *invalidInput
+				if !errors.As(err, &ii) || ii.msg != tt.wantErr {
+					t.Fatalf("got %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %q, %v, want %q", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -1,85 +1,102 @@
 package filehost
 
 import (
-	"errors"
-	"net/http"
-	"strconv"
+	"html"
 	"strings"
 	"time"
-
-	"folio/auth"
-	"folio/httpx"
-	"folio/sqlstore"
 )
 
-// parseFileQuery reads the list parameters shared by the user and admin
-// file lists: paging, order_by, order, album_id, file_type and keyword.
-func parseFileQuery(r *http.Request) (fileQuery, httpx.Paging, error) {
-	p, err := httpx.ParsePaging(r, "size", 20, 100)
-	if err != nil {
-		return fileQuery{}, p, err
-	}
-	v := r.URL.Query()
-	q := fileQuery{Limit: p.Size, Offset: p.Offset(), Desc: true, Keyword: strings.TrimSpace(v.Get("keyword"))}
-	switch ob := v.Get("order_by"); ob {
-	case "", "created_at":
-		q.OrderBy = "created_at"
-	case "size", "origin_name":
-		q.OrderBy = ob
-	default:
-		return q, p, httpx.BadRequest("invalid query parameter order_by")
-	}
-	switch strings.ToUpper(v.Get("order")) {
-	case "", "DESC":
-	case "ASC":
-		q.Desc = false
-	default:
-		return q, p, httpx.BadRequest("invalid query parameter order")
-	}
-	if q.AlbumID, err = httpx.QueryID(r, "album_id"); err != nil {
-		return q, p, err
-	}
-	switch ft := v.Get("file_type"); ft {
-	case "", "image", "video", "audio", "file":
-		q.FileType = ft
-	default:
-		return q, p, httpx.BadRequest("invalid query parameter file_type")
-	}
-	return q, p, nil
+// fileRecord is a stored file as the API shows it: the per-user record
+// joined with the object that holds its content.
+type fileRecord struct {
+	ID         string    `json:"id"`
+	Key        string    `json:"key"`
+	Name       string    `json:"name"`
+	OriginName string    `json:"origin_name"`
+	Size       int64     `json:"size"`
+	Mimetype   string    `json:"mimetype"`
+	Extension  string    `json:"extension"`
+	MD5        string    `json:"md5"`
+	FileType   string    `json:"file_type"`
+	Width      int       `json:"width"`
+	Height     int       `json:"height"`
+	AlbumID    string    `json:"album_id"`
+	IsPublic   bool      `json:"is_public"`
+	Links      links     `json:"links"`
+	CreatedAt  time.Time `json:"created_at"`
+
+	userID   string
+	objectID string
+	hash     string
 }
 
-// handleListFiles is GET /api/v1/files: the caller's files.
-func (s *Service) handleListFiles(w http.ResponseWriter, r *http.Request) error {
-	q, p, err := parseFileQuery(r)
-	if err != nil {
-		return err
-	}
-	q.UserID = auth.FromContext(r.Context()).UserID
-	files, total, err := s.listFiles(r.Context(), q)
-	if err != nil {
-		return err
-	}
-	base := httpx.BaseURL(r)
-	for _, f := range files {
-		f.setLinks(base)
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(files, total, p))
-	return nil
+// links are the absolute links of a file, as docs/filehost.md lists them
+// for the upload answer; markdown_with_link is Lsky Pro's extra.
+type links struct {
+	URL              string `json:"url"`
+	ThumbnailURL     string `json:"thumbnail_url"`
+	Markdown         string `json:"markdown"`
+	HTML             string `json:"html"`
+	BBCode           string `json:"bbcode"`
+	DeleteURL        string `json:"delete_url"`
+	MarkdownWithLink string `json:"markdown_with_link"`
 }
 
-// handleGetFile is GET /api/v1/files/{id}; another user's file is a 404.
-func (s *Service) handleGetFile(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
+// setLinks fills the links from base (scheme://host). The snippets name the
+// file by the name it was uploaded with, as Lsky Pro's do: alt text is for
+// people, and the stored name is a UUID.
+func (f *fileRecord) setLinks(base string) {
+	url := base + "/" + linkPrefix(f.FileType) + "/" + f.hash
+	alt := f.OriginName
+	if alt == "" {
+		alt = f.Name
 	}
-	f, err := s.fileByID(r.Context(), id, auth.FromContext(r.Context()).UserID)
-	if err != nil {
-		return err
+	md := "![" + markdownEscaper.Replace(alt) + "](" + url + ")"
+	f.Links = links{
+		URL:              url,
+		Markdown:         md,
+		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(alt) + `" />`,
+		BBCode:           "[img]" + url + "[/img]",
+		DeleteURL:        base + "/api/v1/files/" + f.ID,
+		MarkdownWithLink: "[" + md + "](" + url + ")",
 	}
-	f.setLinks(httpx.BaseURL(r))
-	httpx.FileAPI.OK(w, http.StatusOK, f)
-	return nil
+	if canThumbnail(f.Mimetype, f.Width, f.Height) {
+		f.Links.ThumbnailURL = base + "/t/" + f.hash
+	}
+}
+
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+
+// linkPrefix is the short-link path segment of a file type.
+func linkPrefix(fileType string) string {
+	switch fileType {
+	case "image":
+		return "i"
+	case "video":
+		return "v"
+	case "audio":
+		return "a"
+	}
+	return "f"
+}
+
+func keyBase(key string) string {
+	if i := strings.LastIndexByte(key, '/'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+// fileQuery is the filter of a file list.
+type fileQuery struct {
+	UserID   string
+	AlbumID  string
+	FileType string
+	Keyword  string
+	OrderBy  string // created_at, size or origin_name
+	Desc     bool
+	Limit    int
+	Offset   int
 }
 
 // filePatch is the PATCH body: only the fields sent change.
@@ -89,121 +106,35 @@ type filePatch struct {
 	IsPublic   *bool   `json:"is_public"`
 }
 
-// handlePatchFile is PATCH /api/v1/files/{id}.
-func (s *Service) handlePatchFile(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	userID := auth.FromContext(ctx).UserID
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
-	}
-	var body filePatch
-	if err := httpx.DecodeJSON(w, r, &body); err != nil {
-		return err
-	}
-	sets := []string{}
-	args := []any{}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if body.OriginName != nil {
-		name := strings.TrimSpace(*body.OriginName)
+// clean trims the fields sent and checks the name; an album_id of "" takes
+// the file out of its album. Whether the album is the caller's is the
+// store's to check.
+func (p *filePatch) clean() error {
+	if p.OriginName != nil {
+		name := strings.TrimSpace(*p.OriginName)
 		if name == "" || len(name) > 1024 || cleanName(name) != name {
-			return httpx.BadRequest("origin_name must be a non-empty file name")
+			return invalid("origin_name must be a non-empty file name")
 		}
-		sets = append(sets, "origin_name = "+arg(name))
+		p.OriginName = &name
 	}
-	if body.AlbumID != nil {
-		a := strings.ToLower(strings.TrimSpace(*body.AlbumID))
-		if a == "" {
-			sets = append(sets, "album_id = NULL")
-		} else {
-			ok, err := s.ownAlbum(ctx, s.db, a, userID)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return httpx.BadRequest("album_id is not one of your albums")
-			}
-			sets = append(sets, "album_id = "+arg(a))
-		}
+	if p.AlbumID != nil {
+		a := strings.ToLower(strings.TrimSpace(*p.AlbumID))
+		p.AlbumID = &a
 	}
-	if body.IsPublic != nil {
-		sets = append(sets, "is_public = "+arg(*body.IsPublic))
-	}
-	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
-	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID)
-	res, err := s.db.Exec(ctx, q, args...)
-	if errors.Is(err, sqlstore.ErrForeignKey) {
-		return httpx.BadRequest("album_id is not one of your albums")
-	}
-	if err != nil {
-		return httpx.Internal(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return httpx.Internal(err)
-	} else if n == 0 {
-		return httpx.NotFound()
-	}
-	f, err := s.fileByID(ctx, id, userID)
-	if err != nil {
-		return err
-	}
-	f.setLinks(httpx.BaseURL(r))
-	httpx.FileAPI.OK(w, http.StatusOK, f)
-	return nil
-}
-
-// handleDeleteFile is DELETE /api/v1/files/{id} for the owner.
-func (s *Service) handleDeleteFile(w http.ResponseWriter, r *http.Request) error {
-	return s.deleteOne(w, r, auth.FromContext(r.Context()).UserID)
-}
-
-// handleAdminDeleteFile is DELETE /api/v1/admin/files/{id}: any user's file.
-func (s *Service) handleAdminDeleteFile(w http.ResponseWriter, r *http.Request) error {
-	return s.deleteOne(w, r, "")
-}
-
-func (s *Service) deleteOne(w http.ResponseWriter, r *http.Request, userID string) error {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return err
-	}
-	n, err := s.deleteFiles(r.Context(), userID, []string{id})
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return httpx.NotFound()
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
 }
 
 // maxBatch bounds one batch delete.
 const maxBatch = 1000
 
-// handleBatchDelete is POST /api/v1/files/batch-delete {ids}: the caller's
-// files among ids are deleted; others are ignored.
-func (s *Service) handleBatchDelete(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		IDs []string `json:"ids"`
+// checkBatch checks the number of ids of a batch delete.
+func checkBatch(ids []string) error {
+	if len(ids) == 0 {
+		return invalid("ids must list at least one file id")
 	}
-	if err := httpx.DecodeJSON(w, r, &body); err != nil {
-		return err
+	if len(ids) > maxBatch {
+		return invalid("ids may list at most 1000 file ids")
 	}
-	if len(body.IDs) == 0 {
-		return httpx.BadRequest("ids must list at least one file id")
-	}
-	if len(body.IDs) > maxBatch {
-		return httpx.BadRequest("ids may list at most 1000 file ids")
-	}
-	n, err := s.deleteFiles(r.Context(), auth.FromContext(r.Context()).UserID, dedupIDs(body.IDs))
-	if err != nil {
-		return err
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, map[string]int{"deleted": n})
 	return nil
 }
 
@@ -227,64 +158,5 @@ type adminFile struct {
 	Username string `json:"username"`
 }
 
-// handleAdminListFiles is GET /api/v1/admin/files: every user's files,
-// filtered by user_id and the usual file filters.
-func (s *Service) handleAdminListFiles(w http.ResponseWriter, r *http.Request) error {
-	q, p, err := parseFileQuery(r)
-	if err != nil {
-		return err
-	}
-	if q.UserID, err = httpx.QueryID(r, "user_id"); err != nil {
-		return err
-	}
-	files, total, err := s.listFiles(r.Context(), q)
-	if err != nil {
-		return err
-	}
-	names, err := s.usernames(r, files)
-	if err != nil {
-		return err
-	}
-	base := httpx.BaseURL(r)
-	items := make([]adminFile, len(files))
-	for i, f := range files {
-		f.setLinks(base)
-		items[i] = adminFile{fileRecord: f, UserID: f.userID, Username: names[f.userID]}
-	}
-	httpx.FileAPI.OK(w, http.StatusOK, httpx.NewFileAPIPage(items, total, p))
-	return nil
-}
-
-// usernames looks up the owners of a page of files in one query.
-func (s *Service) usernames(r *http.Request, files []*fileRecord) (map[string]string, error) {
-	out := map[string]string{}
-	var ids []any
-	for _, f := range files {
-		if _, ok := out[f.userID]; !ok {
-			out[f.userID] = ""
-			ids = append(ids, f.userID)
-		}
-	}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.db.Query(r.Context(), "SELECT id, username FROM users WHERE id IN ("+sqlstore.Placeholders(1, len(ids))+")", ids...)
-	if err != nil {
-		return nil, httpx.Internal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, httpx.Internal(err)
-		}
-		out[id] = name
-	}
-	if err := rows.Err(); err != nil {
-		return nil, httpx.Internal(err)
-	}
-	return out, nil
-}
-
-// lskyDate is how Lsky Pro shows dates.
-func lskyDate(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
+// purge names stored content whose last record went away.
+type purge struct{ objectID, key string }

@@ -4,86 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
+	"strconv"
 	"strings"
-	"time"
 
 	"folio/sqlstore"
 )
-
-// fileRecord is a stored file as the API shows it (decisions §3): the
-// per-user record joined with the object that holds its content.
-type fileRecord struct {
-	ID         string    `json:"id"`
-	Key        string    `json:"key"`
-	Name       string    `json:"name"`
-	OriginName string    `json:"origin_name"`
-	Size       int64     `json:"size"`
-	Mimetype   string    `json:"mimetype"`
-	Extension  string    `json:"extension"`
-	MD5        string    `json:"md5"`
-	FileType   string    `json:"file_type"`
-	Width      int       `json:"width"`
-	Height     int       `json:"height"`
-	AlbumID    string    `json:"album_id"`
-	IsPublic   bool      `json:"is_public"`
-	Links      links     `json:"links"`
-	CreatedAt  time.Time `json:"created_at"`
-
-	userID   string
-	objectID string
-	hash     string
-}
-
-// links are the absolute links of a file (interface.md's upload result);
-// markdown_with_link is Lsky Pro's extra.
-type links struct {
-	URL              string `json:"url"`
-	ThumbnailURL     string `json:"thumbnail_url"`
-	Markdown         string `json:"markdown"`
-	HTML             string `json:"html"`
-	BBCode           string `json:"bbcode"`
-	DeleteURL        string `json:"delete_url"`
-	MarkdownWithLink string `json:"markdown_with_link"`
-}
-
-// setLinks fills the links from base (scheme://host). The snippets name the
-// file by the name it was uploaded with, as Lsky Pro's do: alt text is for
-// people, and the stored name is a UUID.
-func (f *fileRecord) setLinks(base string) {
-	url := base + "/" + linkPrefix(f.FileType) + "/" + f.hash
-	alt := f.OriginName
-	if alt == "" {
-		alt = f.Name
-	}
-	md := "![" + markdownEscaper.Replace(alt) + "](" + url + ")"
-	f.Links = links{
-		URL:              url,
-		Markdown:         md,
-		HTML:             `<img src="` + html.EscapeString(url) + `" alt="` + html.EscapeString(alt) + `" />`,
-		BBCode:           "[img]" + url + "[/img]",
-		DeleteURL:        base + "/api/v1/files/" + f.ID,
-		MarkdownWithLink: "[" + md + "](" + url + ")",
-	}
-	if canThumbnail(f.Mimetype, f.Width, f.Height) {
-		f.Links.ThumbnailURL = base + "/t/" + f.hash
-	}
-}
-
-var markdownEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
-
-// linkPrefix is the short-link path segment of a file type.
-func linkPrefix(fileType string) string {
-	switch fileType {
-	case "image":
-		return "i"
-	case "video":
-		return "v"
-	case "audio":
-		return "a"
-	}
-	return "f"
-}
 
 // fileColumns matches scanFile.
 const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at,
@@ -109,13 +34,6 @@ func scanFile(row scanner) (*fileRecord, error) {
 	return &f, nil
 }
 
-func keyBase(key string) string {
-	if i := strings.LastIndexByte(key, '/'); i >= 0 {
-		return key[i+1:]
-	}
-	return key
-}
-
 // fileByID loads a file; userID, when not empty, must own it.
 func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord, error) {
 	q := "SELECT " + fileColumns + fileFrom + " WHERE f.id = $1"
@@ -131,16 +49,52 @@ func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord,
 	return f, nil
 }
 
-// fileQuery is the filter of a file list.
-type fileQuery struct {
-	UserID   string
-	AlbumID  string
-	FileType string
-	Keyword  string
-	OrderBy  string // created_at, size or origin_name
-	Desc     bool
-	Limit    int
-	Offset   int
+// updateFile applies a cleaned patch to one of a user's files: errBadAlbum
+// when the album is not one of theirs (or was deleted meanwhile),
+// sqlstore.ErrNotFound when the file is not.
+func (s *Service) updateFile(ctx context.Context, id, userID string, body filePatch) error {
+	sets := []string{}
+	args := []any{}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if body.OriginName != nil {
+		sets = append(sets, "origin_name = "+arg(*body.OriginName))
+	}
+	if body.AlbumID != nil {
+		a := *body.AlbumID
+		if a == "" {
+			sets = append(sets, "album_id = NULL")
+		} else {
+			ok, err := s.ownAlbum(ctx, s.db, a, userID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errBadAlbum
+			}
+			sets = append(sets, "album_id = "+arg(a))
+		}
+	}
+	if body.IsPublic != nil {
+		sets = append(sets, "is_public = "+arg(*body.IsPublic))
+	}
+	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
+	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID)
+	res, err := s.db.Exec(ctx, q, args...)
+	if errors.Is(err, sqlstore.ErrForeignKey) {
+		return errBadAlbum
+	}
+	if err != nil {
+		return fmt.Errorf("filehost: update file: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("filehost: update file: %w", err)
+	} else if n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
 }
 
 // listFiles returns one page of files and the total that match.
@@ -203,24 +157,36 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	return out, total, nil
 }
 
-// ownAlbum reports whether albumID is an album of userID.
-func (s *Service) ownAlbum(ctx context.Context, q sqlstore.Querier, albumID, userID string) (bool, error) {
-	if !sqlstore.ValidID(albumID) {
-		return false, nil
+// usernames looks up the owners of a page of files in one query.
+func (s *Service) usernames(ctx context.Context, files []*fileRecord) (map[string]string, error) {
+	out := map[string]string{}
+	var ids []any
+	for _, f := range files {
+		if _, ok := out[f.userID]; !ok {
+			out[f.userID] = ""
+			ids = append(ids, f.userID)
+		}
 	}
-	var one int
-	err := q.QueryRow(ctx, "SELECT 1 FROM albums WHERE id = $1 AND user_id = $2", albumID, userID).Scan(&one)
-	if errors.Is(err, sqlstore.ErrNotFound) {
-		return false, nil
+	if len(ids) == 0 {
+		return out, nil
 	}
+	rows, err := s.db.Query(ctx, "SELECT id, username FROM users WHERE id IN ("+sqlstore.Placeholders(1, len(ids))+")", ids...)
 	if err != nil {
-		return false, fmt.Errorf("filehost: check album: %w", err)
+		return nil, fmt.Errorf("filehost: usernames: %w", err)
 	}
-	return true, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("filehost: usernames: %w", err)
+		}
+		out[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filehost: usernames: %w", err)
+	}
+	return out, nil
 }
-
-// purge names stored content whose last record went away.
-type purge struct{ objectID, key string }
 
 // removeFileTx deletes one file record inside tx (of userID when not
 // empty), gives its size back to its owner, and drops its object when no

@@ -2,7 +2,12 @@ package filehost
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"folio/httpx/httpxtest"
@@ -219,4 +224,134 @@ func TestDeleteUserFilesReleasesContent(t *testing.T) {
 		t.Fatalf("%d records left", n)
 	}
 	_ = sqlstore.ValidID
+}
+
+func TestFilePatchCleanTrimsAndChecksTheName(t *testing.T) {
+	str := func(s string) *string { return &s }
+	const bad = "origin_name must be a non-empty file name"
+	for _, tt := range []struct {
+		name      string
+		patch     filePatch
+		wantName  *string
+		wantAlbum *string
+		wantErr   string
+	}{
+		{"nothing sent", filePatch{}, nil, nil, ""},
+		{"name trimmed", filePatch{OriginName: str("  a.png ")}, str("a.png"), nil, ""},
+		{"empty name", filePatch{OriginName: str("  ")}, nil, nil, bad},
+		{"name with a folder", filePatch{OriginName: str("x/a.png")}, nil, nil, bad},
+		{"name with a control character", filePatch{OriginName: str("a\tb.png")}, nil, nil, bad},
+		{"name too long", filePatch{OriginName: str(strings.Repeat("a", 1025))}, nil, nil, bad},
+		{"album normalized", filePatch{AlbumID: str(" ABC-1 ")}, nil, str("abc-1"), ""},
+		{"album cleared", filePatch{AlbumID: str(" ")}, nil, str(""), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.patch
+			err := p.clean()
+			if tt.wantErr != "" {
+				var ii *invalidInput
+				if !errors.As(err, &ii) || ii.msg != tt.wantErr {
+					t.Fatalf("clean() = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("clean() = %v", err)
+			}
+			for _, f := range []struct {
+				field     string
+				got, want *string
+			}{{"origin_name", p.OriginName, tt.wantName}, {"album_id", p.AlbumID, tt.wantAlbum}} {
+				if (f.got == nil) != (f.want == nil) || f.got != nil && *f.got != *f.want {
+					t.Fatalf("%s = %v, want %v", f.field, f.got, f.want)
+				}
+			}
+		})
+	}
+}
+
+func TestBatchDeleteTakesOneToAThousandIDs(t *testing.T) {
+	for _, tt := range []struct {
+		n       int
+		wantErr string
+	}{
+		{0, "ids must list at least one file id"},
+		{1, ""},
+		{maxBatch, ""},
+		{maxBatch + 1, "ids may list at most 1000 file ids"},
+	} {
+		t.Run(strconv.Itoa(tt.n), func(t *testing.T) {
+			err := checkBatch(make([]string, tt.n))
+			if got := fmt.Sprint(err); tt.wantErr == "" && err != nil || tt.wantErr != "" && got != tt.wantErr {
+				t.Fatalf("checkBatch(%d ids) = %v, want %q", tt.n, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestDedupIDsNormalizesAndKeepsTheFirst(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"distinct", []string{"a", "b"}, []string{"a", "b"}},
+		{"case and spaces", []string{" A ", "a", "B", "b "}, []string{"a", "b"}},
+		{"order kept", []string{"c", "a", "c", "b"}, []string{"c", "a", "b"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := dedupIDs(tt.in); !slices.Equal(got, tt.want) {
+				t.Fatalf("dedupIDs(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLinksUseTheTypePrefixAndTheUploadName(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		file      fileRecord
+		url       string
+		thumbnail string
+		markdown  string
+	}{
+		{"image with a thumbnail",
+			fileRecord{ID: "id1", hash: "abcd1234", FileType: "image", Mimetype: "image/png", Width: 10, Height: 10, OriginName: "cat [1].png"},
+			"https://x.test/i/abcd1234", "https://x.test/t/abcd1234", `![cat \[1\].png](https://x.test/i/abcd1234)`},
+		{"image without known size",
+			fileRecord{ID: "id2", hash: "abcd1235", FileType: "image", Mimetype: "image/png", OriginName: "a.png"},
+			"https://x.test/i/abcd1235", "", "![a.png](https://x.test/i/abcd1235)"},
+		{"video", fileRecord{ID: "id3", hash: "abcd1236", FileType: "video", Mimetype: "video/mp4", OriginName: "v.mp4"},
+			"https://x.test/v/abcd1236", "", "![v.mp4](https://x.test/v/abcd1236)"},
+		{"audio", fileRecord{ID: "id4", hash: "abcd1237", FileType: "audio", Mimetype: "audio/ogg", OriginName: "s.ogg"},
+			"https://x.test/a/abcd1237", "", "![s.ogg](https://x.test/a/abcd1237)"},
+		{"other file named by its stored name when it has no upload name",
+			fileRecord{ID: "id5", hash: "abcd1238", FileType: "file", Mimetype: "application/pdf", Name: "k.pdf"},
+			"https://x.test/f/abcd1238", "", "![k.pdf](https://x.test/f/abcd1238)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := tt.file
+			f.setLinks("https://x.test")
+			if f.Links.URL != tt.url || f.Links.ThumbnailURL != tt.thumbnail || f.Links.Markdown != tt.markdown {
+				t.Fatalf("links = %+v, want url %q, thumbnail %q, markdown %q", f.Links, tt.url, tt.thumbnail, tt.markdown)
+			}
+			if f.Links.DeleteURL != "https://x.test/api/v1/files/"+f.ID {
+				t.Fatalf("delete_url = %q", f.Links.DeleteURL)
+			}
+		})
+	}
+}
+
+func TestKeyBaseIsTheLastPathSegment(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"2024/01/02/a.png", "a.png"},
+		{"a.png", "a.png"},
+		{"dir/", ""},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := keyBase(tt.in); got != tt.want {
+				t.Fatalf("keyBase(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
 }

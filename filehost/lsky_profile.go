@@ -1,24 +1,5 @@
 package filehost
 
-import (
-	"fmt"
-	"net/http"
-
-	"folio/auth"
-	"folio/httpx"
-)
-
-// handleLskyStrategies is GET /api/v1/strategies: Folio has one storage
-// strategy; strategy_id on upload is accepted and ignored.
-func (s *Service) handleLskyStrategies(w http.ResponseWriter, r *http.Request) error {
-	type strategy struct {
-		ID   int    `json:"id"`
-		Name string `json:"name"`
-	}
-	httpx.Lsky.OK(w, http.StatusOK, map[string]any{"strategies": []strategy{{ID: 1, Name: "local"}}})
-	return nil
-}
-
 // lskyProfile is Lsky Pro 2.x's profile. Capacities are in KB as floats, as
 // Lsky sends them; capacity 0 means no quota. image_num counts every file
 // record of the user, since to a Lsky client every upload is an image.
@@ -29,21 +10,4 @@ type lskyProfile struct {
 	UsedCapacity float64 `json:"used_capacity"`
 	ImageNum     int64   `json:"image_num"`
 	AlbumNum     int64   `json:"album_num"`
-}
-
-// handleLskyProfile is GET /api/v1/profile.
-func (s *Service) handleLskyProfile(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	u, err := s.auth.UserByID(ctx, auth.FromContext(ctx).UserID)
-	if err != nil {
-		return accountError(err)
-	}
-	var albums int64
-	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM albums WHERE user_id = $1", u.ID).Scan(&albums); err != nil {
-		return fmt.Errorf("filehost: count albums: %w", err)
-	}
-	httpx.Lsky.OK(w, http.StatusOK, lskyProfile{Name: u.Username, Email: u.Email,
-		Capacity: float64(u.QuotaBytes) / 1024, UsedCapacity: float64(u.UsedBytes) / 1024,
-		ImageNum: u.FileCount, AlbumNum: albums})
-	return nil
 }

@@ -91,3 +91,50 @@ func TestScriptableContentIsSandboxed(t *testing.T) {
 	}
 	e.c.Do("GET", "/i/"+html.hash(), nil).Expect(404)
 }
+
+func TestLinkHashAcceptsHexWithAnOptionalExtension(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"abcd1234", "abcd1234", true},
+		{"ABCD1234", "abcd1234", true},
+		{"abcd1234.png", "abcd1234", true},
+		{"abcd1234.tar.gz", "abcd1234", true},
+		{strings.Repeat("f", 64), strings.Repeat("f", 64), true},
+		{"abcd123", "", false},
+		{strings.Repeat("f", 65), "", false},
+		{"abcd123g", "", false},
+		{".png", "", false},
+		{"", "", false},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := linkHash(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("linkHash(%q) = %q, %v, want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestOnlyPassiveMediaIsServedInline(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"image/png", true},
+		{"image/jpeg", true},
+		{"video/mp4", true},
+		{"audio/mpeg", true},
+		{"image/svg+xml", false},
+		{"text/html", false},
+		{"application/pdf", false},
+		{"text/plain", false},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := inlineSafe(tt.in); got != tt.want {
+				t.Fatalf("inlineSafe(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}

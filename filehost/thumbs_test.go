@@ -139,3 +139,65 @@ func TestJPEGThumbnailHonoursEXIFOrientation(t *testing.T) {
 		t.Fatalf("rotated thumbnail %dx%d (%v), want 200x400", cfg.Width, cfg.Height, err)
 	}
 }
+
+func TestOnlySoundRasterImagesGetThumbnails(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		mimetype string
+		w, h     int
+		want     bool
+	}{
+		{"jpeg", "image/jpeg", 800, 600, true},
+		{"png", "image/png", 1, 1, true},
+		{"gif", "image/gif", 10, 10, true},
+		{"webp", "image/webp", 10, 10, true},
+		{"svg", "image/svg+xml", 10, 10, false},
+		{"unknown size", "image/png", 0, 0, false},
+		{"at the pixel limit", "image/png", 10_000, 5_000, true},
+		{"above the pixel limit", "image/png", 10_000, 5_001, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := canThumbnail(tt.mimetype, tt.w, tt.h); got != tt.want {
+				t.Fatalf("canThumbnail(%q, %d, %d) = %v, want %v", tt.mimetype, tt.w, tt.h, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestScaleToFitKeepsTheAspectAndNeverEnlarges(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		w, h         int
+		wantW, wantH int
+	}{
+		{"landscape", 800, 600, 400, 300},
+		{"portrait", 600, 1200, 200, 400},
+		{"small stays", 120, 80, 120, 80},
+		{"thin line keeps a pixel", 4000, 2, 400, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := scaleToFit(image.NewRGBA(image.Rect(0, 0, tt.w, tt.h)), thumbMax).Bounds()
+			if b.Dx() != tt.wantW || b.Dy() != tt.wantH {
+				t.Fatalf("%dx%d scaled to %dx%d, want %dx%d", tt.w, tt.h, b.Dx(), b.Dy(), tt.wantW, tt.wantH)
+			}
+		})
+	}
+}
+
+func TestThumbnailKeyFollowsTheObjectAndFormat(t *testing.T) {
+	for _, tt := range []struct {
+		mimetype string
+		want     string
+	}{
+		{"image/jpeg", "thumbs/obj.jpg"},
+		{"image/webp", "thumbs/obj.jpg"},
+		{"image/png", "thumbs/obj.png"},
+		{"image/gif", "thumbs/obj.png"},
+	} {
+		t.Run(tt.mimetype, func(t *testing.T) {
+			if got := thumbKey("obj", thumbJPEG(tt.mimetype)); got != tt.want {
+				t.Fatalf("thumbKey for %s = %q, want %q", tt.mimetype, got, tt.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package filehost
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -141,4 +142,42 @@ func TestDisabledUsersTokensStopAtOnce(t *testing.T) {
 
 	acctOK(t, e.admin.Do(http.MethodPatch, "/api/v1/admin/users/"+id, map[string]string{"status": "active"}), 200, nil)
 	acctOK(t, tc.Do(http.MethodGet, "/api/v1/auth/me", nil), 200, nil)
+}
+
+func TestTokenRequestNeedsANameAndAFutureExpiry(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	str := func(s string) *string { return &s }
+	exp := time.Date(2025, 1, 3, 0, 0, 0, 123456000, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		req      tokenRequest
+		wantName string
+		wantExp  *time.Time
+		wantErr  string
+	}{
+		{"name only", tokenRequest{Name: " picgo "}, "picgo", nil, ""},
+		{"blank expiry is none", tokenRequest{Name: "a", ExpiresAt: str("  ")}, "a", nil, ""},
+		{"expiry in UTC, to the microsecond", tokenRequest{Name: "a", ExpiresAt: str("2025-01-03T02:00:00.123456789+02:00")}, "a", &exp, ""},
+		{"empty name", tokenRequest{Name: " "}, "", nil, "name must be 1-100 characters"},
+		{"name too long", tokenRequest{Name: strings.Repeat("n", 101)}, "", nil, "name must be 1-100 characters"},
+		{"expiry not RFC 3339", tokenRequest{Name: "a", ExpiresAt: str("tomorrow")}, "", nil, "expires_at must be an RFC 3339 time"},
+		{"expiry now", tokenRequest{Name: "a", ExpiresAt: str("2025-01-02T03:04:05Z")}, "", nil, "expires_at must be in the future"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			name, got, err := tt.req.parse(now)
+			if tt.wantErr != "" {
+				var ii *invalidInput
+				if !errors.As(err, &ii) || ii.msg != tt.wantErr {
+					t.Fatalf("parse() = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || name != tt.wantName {
+				t.Fatalf("parse() = %q, %v, want %q", name, err, tt.wantName)
+			}
+			if (got == nil) != (tt.wantExp == nil) || got != nil && !got.Equal(*tt.wantExp) || got != nil && got.Location() != time.UTC {
+				t.Fatalf("expiry = %v, want %v", got, tt.wantExp)
+			}
+		})
+	}
 }

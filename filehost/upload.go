@@ -1,9 +1,6 @@
 package filehost
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/gif"
@@ -11,10 +8,8 @@ import (
 	"image/png"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,28 +17,9 @@ import (
 
 	"golang.org/x/image/webp"
 
-	"folio/auth"
-	"folio/httpx"
 	"folio/sqlstore"
 	"folio/storage"
 )
-
-// Upload failures with their envelope-A codes (decisions §4).
-func errUpload(status, code int, msg string) *httpx.Error {
-	return &httpx.Error{Status: status, Code: code, Msg: msg}
-}
-
-var (
-	errNoFile       = errUpload(http.StatusBadRequest, 40000, "file is required")
-	errBadAlbum     = errUpload(http.StatusBadRequest, 40000, "album_id is not one of your albums")
-	errGuestOff     = errUpload(http.StatusForbidden, 40300, "guest upload is disabled")
-	errFileTooLarge = errUpload(http.StatusRequestEntityTooLarge, 41300, "file is larger than the maximum file size")
-	errQuotaFull    = errUpload(http.StatusInsufficientStorage, 50700, "storage quota exceeded")
-)
-
-func errForbiddenType(what string) *httpx.Error {
-	return errUpload(http.StatusUnsupportedMediaType, 41500, "file type not allowed: "+what)
-}
 
 // Limits on the multipart fields other than the file.
 const (
@@ -51,24 +27,6 @@ const (
 	maxFieldBytes = 4 << 10
 	maxNameRunes  = 255
 )
-
-// handleUpload is POST /api/v1/upload for an authenticated user.
-func (s *Service) handleUpload(w http.ResponseWriter, r *http.Request) error {
-	return s.upload(w, r, auth.FromContext(r.Context()).UserID)
-}
-
-// handleGuestUpload is POST /api/v1/public/upload: only when enabled, owned
-// by the guest user, rate limited per client IP.
-func (s *Service) handleGuestUpload(w http.ResponseWriter, r *http.Request) error {
-	if !s.settings.Get(r.Context()).Upload.AllowGuestUpload {
-		return errGuestOff
-	}
-	if ok, wait := s.guestLimit.Allow(httpx.ClientIP(r)); !ok {
-		httpx.TooManyRequests(w, r, httpx.Lsky, wait)
-		return nil
-	}
-	return s.upload(w, r, s.auth.GuestID())
-}
 
 // incoming is a file part received into a storage temp file.
 type incoming struct {
@@ -80,142 +38,45 @@ type incoming struct {
 	streamed
 }
 
-// upload reads the multipart body as a stream: the file part goes straight
-// to a temp file while it is hashed; other fields may come before or after
-// it.
-func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) error {
-	ctx := r.Context()
-	set := s.settings.Get(ctx).Upload
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return errUpload(http.StatusBadRequest, 40000, "request must be multipart/form-data")
-	}
-	// The multipart reader reads in 4 KiB steps; without a large buffer
-	// below it, every step would be a read system call on the connection.
-	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, set.MaxFileSize+1<<20), chunkSize)
-	mr := multipart.NewReader(body, params["boundary"])
-	var in *incoming
-	defer func() {
-		if in != nil {
-			in.w.Abort()
-		}
-	}()
-	fields := map[string]string{}
-	for parts := 0; ; parts++ {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return bodyError(err)
-		}
-		if parts >= maxParts {
-			return errUpload(http.StatusBadRequest, 40000, "too many form fields")
-		}
-		switch name := p.FormName(); name {
-		case "file":
-			if in != nil {
-				continue // one file per request; NextPart skips the rest
-			}
-			in, err = s.receive(ctx, p, set)
-			if err != nil {
-				return err
-			}
-		case "album_id", "permission", "strategy_id", "ssl":
-			b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
-			if err != nil {
-				return bodyError(err)
-			}
-			if len(b) > maxFieldBytes {
-				return errUpload(http.StatusBadRequest, 40000, name+" is too long")
-			}
-			fields[name] = strings.TrimSpace(string(b))
-		}
-	}
-	if in == nil {
-		return errNoFile
-	}
+// object is stored content, shared by the file records that reference it.
+type object struct {
+	ID        string
+	MD5       string
+	SHA256    string
+	Hash      string
+	Key       string
+	Size      int64
+	Mimetype  string
+	Extension string
+	FileType  string
+	Width     int
+	Height    int
+	CreatedAt time.Time
 
-	var albumID *string
-	if a := strings.ToLower(fields["album_id"]); a != "" {
-		ok, err := s.ownAlbum(ctx, s.db, a, userID)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errBadAlbum
-		}
-		albumID = &a
-	}
-	isPublic := false
-	switch fields["permission"] {
-	case "", "0":
-	case "1":
-		isPublic = true
-	default:
-		return errUpload(http.StatusBadRequest, 40000, "permission must be 0 or 1")
-	}
+	Shared bool // the one object uploads of this content reuse (allow_duplicate off)
 
-	rec, err := s.save(ctx, userID, in, albumID, isPublic, set)
-	if err != nil {
-		return err
-	}
-	in = nil // committed or discarded by save
-	rec.setLinks(httpx.BaseURL(r))
-	httpx.Lsky.OK(w, http.StatusOK, newUploadResult(rec))
-	return nil
+	hashes []string // short-hash candidates of a new object, best first
 }
 
-// bodyError classifies a failure to read the request body.
-func bodyError(err error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) || errors.Is(err, errTooLarge) {
-		return errFileTooLarge
-	}
-	return &httpx.Error{Status: http.StatusBadRequest, Code: 40000, Msg: "malformed or interrupted multipart body", Err: err}
+// uploadResult is the data of an upload response, the fields
+// docs/filehost.md lists: the file id, pathname (Lsky Pro's alias of key,
+// which Lsky clients read) and the rest.
+type uploadResult struct {
+	ID         string `json:"id"`
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	Pathname   string `json:"pathname"`
+	OriginName string `json:"origin_name"`
+	Size       int64  `json:"size"`
+	Mimetype   string `json:"mimetype"`
+	Extension  string `json:"extension"`
+	MD5        string `json:"md5"`
+	Links      links  `json:"links"`
 }
 
-// receive streams the file part into a temp file, checking the type
-// against the settings on the first chunk and the size throughout.
-func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSettings) (*incoming, error) {
-	in := &incoming{originName: cleanName(p.FileName())}
-	in.ext = nameExt(in.originName)
-	if in.ext != "" && slices.Contains(set.ForbiddenExts, in.ext) {
-		return nil, errForbiddenType("." + in.ext)
-	}
-	w, err := s.store.Begin(ctx)
-	if err != nil {
-		return nil, httpx.Internal(err)
-	}
-	in.w = w
-	check := func(head []byte) error {
-		in.mimetype = detectMIME(head, in.ext)
-		if in.ext == "" {
-			in.ext = mimeExt(in.mimetype)
-		}
-		in.fileType = fileTypeOf(in.mimetype)
-		if slices.Contains(set.ForbiddenExts, in.ext) {
-			return errForbiddenType("." + in.ext)
-		}
-		if !typeAllowed(set.AllowedTypes, in.mimetype, in.ext) {
-			return errForbiddenType(in.mimetype)
-		}
-		return nil
-	}
-	res, err := streamHashed(w, p, set.MaxFileSize, check)
-	if err == nil && res.size == 0 {
-		err = errUpload(http.StatusBadRequest, 40000, "file is empty")
-	}
-	if err != nil {
-		w.Abort()
-		var he *httpx.Error
-		if errors.As(err, &he) {
-			return nil, he
-		}
-		return nil, bodyError(err)
-	}
-	in.streamed = res
-	return in, nil
+func newUploadResult(f *fileRecord) uploadResult {
+	return uploadResult{ID: f.ID, Key: f.Key, Name: f.Name, Pathname: f.Key, OriginName: f.OriginName,
+		Size: f.Size, Mimetype: f.Mimetype, Extension: f.Extension, MD5: f.MD5, Links: f.Links}
 }
 
 // cleanName keeps the client's base name, valid UTF-8, without control
@@ -306,7 +167,8 @@ func mimeExt(t string) string {
 	return "bin"
 }
 
-// fileTypeOf maps a MIME type to interface.md's file_type.
+// fileTypeOf maps a MIME type to a file's file_type: image, video, audio
+// or file.
 func fileTypeOf(t string) string {
 	switch {
 	case strings.HasPrefix(t, "image/"):
@@ -341,96 +203,6 @@ func typeAllowed(allowed List, mimetype, ext string) bool {
 		}
 	}
 	return false
-}
-
-// errObjectGone: the object to share was deleted meanwhile.
-var errObjectGone = errors.New("object deleted concurrently")
-
-// save turns received content into a file record: shared with an
-// identical stored object when duplicates are not allowed, otherwise
-// committed as a new object. The temp file is always consumed.
-func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set UploadSettings) (*fileRecord, error) {
-	md5Taken := false
-	if !set.AllowDuplicate {
-		rec, taken, err := s.reuse(ctx, userID, in, albumID, isPublic)
-		if rec != nil || err != nil {
-			in.w.Abort()
-			return rec, err
-		}
-		md5Taken = taken
-	}
-
-	now := s.now()
-	obj := &object{ID: sqlstore.NewID(), MD5: in.md5, SHA256: in.sha256, Size: in.size,
-		Mimetype: in.mimetype, Extension: in.ext, FileType: in.fileType, CreatedAt: now,
-		Shared: !set.AllowDuplicate}
-	var err error
-	if obj.Key, err = s.commitNew(in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
-		return nil, err
-	}
-	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
-	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
-	rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, true)
-	if err == nil {
-		return rec, nil
-	}
-	if derr := s.store.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
-		s.log.Error("delete content of failed upload", "key", obj.Key, "err", derr)
-	}
-	if !errors.Is(err, errContentStored) {
-		return nil, err
-	}
-	// A concurrent upload of the same bytes stored them first: share its
-	// object, as if this upload had come second.
-	rec, _, err = s.reuse(ctx, userID, in, albumID, isPublic)
-	if rec == nil && err == nil {
-		// It was deleted in the moment between: the bytes are gone.
-		err = httpx.E(http.StatusConflict, "the same content was being deleted meanwhile; upload it again")
-	}
-	return rec, err
-}
-
-// reuse records the upload against the stored object with the same content,
-// if there is one; rec is nil when there is none. md5Taken then reports
-// whether other content has the same MD5 (a collision), which the new
-// object's short hash must avoid.
-func (s *Service) reuse(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool) (rec *fileRecord, md5Taken bool, err error) {
-	obj, err := s.objectByContent(ctx, in.md5, in.sha256)
-	if err != nil {
-		return nil, false, err
-	}
-	if obj != nil {
-		rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, false)
-		if !errors.Is(err, errObjectGone) {
-			return rec, false, err
-		}
-	}
-	var one int
-	err = s.db.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 LIMIT 1", in.md5).Scan(&one)
-	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
-		return nil, false, fmt.Errorf("filehost: find md5: %w", err)
-	}
-	return nil, err == nil, nil
-}
-
-// commitNew moves the temp file under a key made from the path pattern; a
-// taken key (a pattern without {uuid}) is retried with a unique suffix.
-func (s *Service) commitNew(w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, error) {
-	key := buildKey(pattern, now, md5hex, ext)
-	if !storage.ValidKey(key) {
-		w.Abort()
-		return "", httpx.Internal(fmt.Errorf("path_pattern %q gives invalid key %q", pattern, key))
-	}
-	err := w.Commit(key)
-	if errors.Is(err, storage.ErrExists) {
-		// Commit consumed the temp file, so nothing is left to retry with:
-		// keys are made unique up front instead (see buildKey).
-		return "", httpx.Internal(fmt.Errorf("storage key %q already exists", key))
-	}
-	if err != nil {
-		return "", httpx.Internal(err)
-	}
-	return key, nil
 }
 
 // buildKey expands a path pattern. A pattern without {uuid} still gets a
@@ -474,24 +246,6 @@ func shortHashCandidates(md5hex, sha256hex, objectID string, md5Taken bool) []st
 		out = append(out, sha256hex[:n])
 	}
 	return append(out, strings.ReplaceAll(objectID, "-", ""))
-}
-
-// dimensions reads an image's size from its header; 0×0 when unknown.
-func (s *Service) dimensions(ctx context.Context, key, mimetype string) (int, int) {
-	decode := configDecoder(mimetype)
-	if decode == nil {
-		return 0, 0
-	}
-	f, err := s.store.Open(ctx, key)
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	cfg, err := decode(f)
-	if err != nil {
-		return 0, 0
-	}
-	return cfg.Width, cfg.Height
 }
 
 // configDecoder picks the header decoder for a type explicitly, rather

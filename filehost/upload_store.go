@@ -7,31 +7,119 @@ import (
 	"time"
 
 	"folio/sqlstore"
+	"folio/storage"
 )
 
-// object is stored content, shared by the file records that reference it.
-type object struct {
-	ID        string
-	MD5       string
-	SHA256    string
-	Hash      string
-	Key       string
-	Size      int64
-	Mimetype  string
-	Extension string
-	FileType  string
-	Width     int
-	Height    int
-	CreatedAt time.Time
-
-	Shared bool // the one object uploads of this content reuse (allow_duplicate off)
-
-	hashes []string // short-hash candidates of a new object, best first
-}
+// errObjectGone: the object to share was deleted meanwhile.
+var errObjectGone = errors.New("object deleted concurrently")
 
 // errContentStored: a concurrent upload of the same content stored its
 // shared object first; this upload reuses it instead.
 var errContentStored = errors.New("filehost: the same content was stored meanwhile")
+
+// save turns received content into a file record: shared with an
+// identical stored object when duplicates are not allowed, otherwise
+// committed as a new object. The temp file is always consumed.
+func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set UploadSettings) (*fileRecord, error) {
+	md5Taken := false
+	if !set.AllowDuplicate {
+		rec, taken, err := s.reuse(ctx, userID, in, albumID, isPublic)
+		if rec != nil || err != nil {
+			in.w.Abort()
+			return rec, err
+		}
+		md5Taken = taken
+	}
+
+	now := s.now()
+	obj := &object{ID: sqlstore.NewID(), MD5: in.md5, SHA256: in.sha256, Size: in.size,
+		Mimetype: in.mimetype, Extension: in.ext, FileType: in.fileType, CreatedAt: now,
+		Shared: !set.AllowDuplicate}
+	var err error
+	if obj.Key, err = s.commitNew(in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
+		return nil, err
+	}
+	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
+	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
+	rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, true)
+	if err == nil {
+		return rec, nil
+	}
+	if derr := s.store.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
+		s.log.Error("delete content of failed upload", "key", obj.Key, "err", derr)
+	}
+	if !errors.Is(err, errContentStored) {
+		return nil, err
+	}
+	// A concurrent upload of the same bytes stored them first: share its
+	// object, as if this upload had come second.
+	rec, _, err = s.reuse(ctx, userID, in, albumID, isPublic)
+	if rec == nil && err == nil {
+		// It was deleted in the moment between: the bytes are gone.
+		err = errContentGone
+	}
+	return rec, err
+}
+
+// reuse records the upload against the stored object with the same content,
+// if there is one; rec is nil when there is none. md5Taken then reports
+// whether other content has the same MD5 (a collision), which the new
+// object's short hash must avoid.
+func (s *Service) reuse(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool) (rec *fileRecord, md5Taken bool, err error) {
+	obj, err := s.objectByContent(ctx, in.md5, in.sha256)
+	if err != nil {
+		return nil, false, err
+	}
+	if obj != nil {
+		rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, false)
+		if !errors.Is(err, errObjectGone) {
+			return rec, false, err
+		}
+	}
+	var one int
+	err = s.db.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 LIMIT 1", in.md5).Scan(&one)
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, false, fmt.Errorf("filehost: find md5: %w", err)
+	}
+	return nil, err == nil, nil
+}
+
+// commitNew moves the temp file under a key made from the path pattern. A
+// taken key is not retried: buildKey makes every key unique, so one can
+// only be taken by a fault, and Commit has consumed the temp file by then.
+func (s *Service) commitNew(w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, error) {
+	key := buildKey(pattern, now, md5hex, ext)
+	if !storage.ValidKey(key) {
+		w.Abort()
+		return "", fmt.Errorf("filehost: path_pattern %q gives invalid key %q", pattern, key)
+	}
+	err := w.Commit(key)
+	if errors.Is(err, storage.ErrExists) {
+		return "", fmt.Errorf("filehost: storage key %q already exists", key)
+	}
+	if err != nil {
+		return "", fmt.Errorf("filehost: commit upload: %w", err)
+	}
+	return key, nil
+}
+
+// dimensions reads an image's size from its header; 0×0 when unknown.
+func (s *Service) dimensions(ctx context.Context, key, mimetype string) (int, int) {
+	decode := configDecoder(mimetype)
+	if decode == nil {
+		return 0, 0
+	}
+	f, err := s.store.Open(ctx, key)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	cfg, err := decode(f)
+	if err != nil {
+		return 0, 0
+	}
+	return cfg.Width, cfg.Height
+}
 
 // objectByContent finds an object whose MD5 and SHA-256 both match; nil
 // when there is none.

@@ -700,3 +700,157 @@ func md5sum(b []byte) [16]byte    { return md5.Sum(b) }
 func sha256sum(b []byte) [32]byte { return sha256.Sum256(b) }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+func TestCleanNameKeepsASafeBaseName(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tt := range []struct{ name, in, want string }{
+		{"plain name", "photo.jpg", "photo.jpg"},
+		{"unix path", "../../etc/passwd", "passwd"},
+		{"windows path", `C:\Users\a\photo.jpg`, "photo.jpg"},
+		{"control characters", "a\x00b\x1f\x7f.png", "ab.png"},
+		{"invalid utf-8", "bad\xffname.txt", "badname.txt"},
+		{"surrounding spaces", "  photo.jpg  ", "photo.jpg"},
+		{"empty", "", "file"},
+		{"only spaces", "   ", "file"},
+		{"root", "/", "file"},
+		{"dot", ".", "file"},
+		{"too long", long, strings.Repeat("é", maxNameRunes)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cleanName(tt.in); got != tt.want {
+				t.Fatalf("cleanName(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNameExtIsALowerCaseExtensionOrNothing(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"a.JPG", "jpg"},
+		{"a.tar.gz", "gz"},
+		{"a.mp4", "mp4"},
+		{"a", ""},
+		{"a.", ""},
+		{"a.j-pg", ""},
+		{"a.ñu", ""},
+		{"a.abcdefghijklmnop", "abcdefghijklmnop"},
+		{"a.abcdefghijklmnopq", ""},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := nameExt(tt.in); got != tt.want {
+				t.Fatalf("nameExt(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDetectMIMETrustsTheContentBeforeTheExtension(t *testing.T) {
+	pngHead := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	for _, tt := range []struct {
+		name string
+		head string
+		ext  string
+		want string
+	}{
+		{"png named txt", string(pngHead), "txt", "image/png"},
+		{"html named png", "<html><body>hi</body></html>", "png", "text/html"},
+		{"text named json", `{"a": 1}`, "json", "application/json"},
+		{"text without extension", "hello", "", "text/plain"},
+		{"unknown bytes named pdf", "\x00\x01\x02\x03", "pdf", "application/pdf"},
+		{"unknown bytes without extension", "\x00\x01\x02\x03", "", "application/octet-stream"},
+		{"xml named svg", `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"></svg>`, "svg", "image/svg+xml"},
+		{"xml named json stays xml", `<?xml version="1.0"?><a/>`, "json", "text/xml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := detectMIME([]byte(tt.head), tt.ext); got != tt.want {
+				t.Fatalf("detectMIME(%q, %q) = %q, want %q", tt.head, tt.ext, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMIMEExtPrefersTheUsualExtension(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"image/jpeg", "jpg"},
+		{"image/svg+xml", "svg"},
+		{"text/plain", "txt"},
+		{"application/wasm", "wasm"},
+		{"application/x-folio-unknown", "bin"},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := mimeExt(tt.in); got != tt.want {
+				t.Fatalf("mimeExt(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFileTypeFollowsTheMIMEFamily(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"image/png", "image"},
+		{"image/svg+xml", "image"},
+		{"video/mp4", "video"},
+		{"audio/ogg", "audio"},
+		{"application/ogg", "file"},
+		{"application/pdf", "file"},
+		{"text/plain", "file"},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := fileTypeOf(tt.in); got != tt.want {
+				t.Fatalf("fileTypeOf(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTypeAllowListMatchesTypesFamiliesAndExtensions(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		allowed  List
+		mimetype string
+		ext      string
+		want     bool
+	}{
+		{"empty list allows all", nil, "application/x-msdownload", "exe", true},
+		{"family matches", List{"image/*"}, "image/png", "png", true},
+		{"family does not match another", List{"image/*"}, "video/mp4", "mp4", false},
+		{"exact type matches", List{"application/pdf"}, "application/pdf", "pdf", true},
+		{"exact type is not a prefix", List{"image/png"}, "image/pngx", "png", false},
+		{"extension matches", List{"zip"}, "application/zip", "zip", true},
+		{"extension does not match another", List{"zip"}, "application/x-gzip", "gz", false},
+		{"any entry may match", List{"video/*", "txt"}, "text/plain", "txt", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := typeAllowed(tt.allowed, tt.mimetype, tt.ext); got != tt.want {
+				t.Fatalf("typeAllowed(%v, %q, %q) = %v, want %v", tt.allowed, tt.mimetype, tt.ext, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuildKeyExpandsThePatternAndIsAlwaysUnique(t *testing.T) {
+	// 2024-03-06 01:30 three hours east of UTC, still the 5th in UTC.
+	now := time.Date(2024, 3, 6, 1, 30, 0, 0, time.FixedZone("east", 3*3600))
+	md5hex := "0123456789abcdef0123456789abcdef"
+	for _, tt := range []struct {
+		name    string
+		pattern string
+		want    string // a regular expression
+	}{
+		{"uuid pattern is used as it is, dated in UTC", "{year}/{month}/{day}/{uuid}.{ext}",
+			`^2024/03/05/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.png$`},
+		{"suffix goes before the extension", "{md5_8}.{ext}", `^01234567-[0-9a-f]{12}\.png$`},
+		{"suffix goes at the end without an extension", "files/{md5}", `^files/0123456789abcdef0123456789abcdef-[0-9a-f]{12}$`},
+		{"a dot in a folder is no extension", "v1.2/{timestamp}", `^v1\.2/1709677800-[0-9a-f]{12}$`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := buildKey(tt.pattern, now, md5hex, "png"), buildKey(tt.pattern, now, md5hex, "png")
+			if !regexp.MustCompile(tt.want).MatchString(a) {
+				t.Fatalf("buildKey(%q) = %q, want it to match %s", tt.pattern, a, tt.want)
+			}
+			if a == b {
+				t.Fatalf("buildKey(%q) gave %q twice", tt.pattern, a)
+			}
+		})
+	}
+}

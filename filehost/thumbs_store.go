@@ -1,0 +1,111 @@
+package filehost
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"io/fs"
+
+	"golang.org/x/image/webp"
+
+	"folio/storage"
+)
+
+// openThumb opens the thumbnail of t, making it first when missing. It is
+// errNoThumb when there is none to make: the source is gone or does not
+// decode.
+func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, string, error) {
+	isJPEG := thumbJPEG(t.mimetype)
+	ctype := "image/png"
+	if isJPEG {
+		ctype = "image/jpeg"
+	}
+	key := thumbKey(t.objectID, isJPEG)
+	f, err := s.store.Open(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := s.makeThumb(ctx, t.key, key, t.mimetype, isJPEG); err != nil {
+			return nil, "", err
+		}
+		f, err = s.store.Open(ctx, key)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// Deleted between making and opening: the object went away.
+		return nil, "", errNoThumb
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return f, ctype, nil
+}
+
+// makeThumb decodes the source, scales it to fit thumbMax keeping the
+// aspect ratio (never enlarging), and stores it under dst. Two requests
+// racing both write; the second commit finds the key taken, which is fine.
+func (s *Service) makeThumb(ctx context.Context, src, dst, mimetype string, isJPEG bool) error {
+	f, err := s.store.Open(ctx, src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errNoThumb
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cfgDecode := configDecoder(mimetype)
+	cfg, err := cfgDecode(bufio.NewReader(f))
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxThumbPixels {
+		return errNoThumb
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var img image.Image
+	orientation := 1
+	br := bufio.NewReaderSize(f, 64<<10)
+	switch mimetype {
+	case "image/jpeg":
+		if head, err := br.Peek(64 << 10); err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
+			orientation = jpegOrientation(head)
+		}
+		img, err = jpeg.Decode(br)
+	case "image/png":
+		img, err = png.Decode(br)
+	case "image/gif":
+		img, err = gif.Decode(br)
+	case "image/webp":
+		img, err = webp.Decode(br)
+	}
+	if err != nil {
+		return errNoThumb
+	}
+	thumb := scaleToFit(img, thumbMax)
+	thumb = orient(thumb, orientation)
+
+	var buf bytes.Buffer
+	if isJPEG {
+		err = jpeg.Encode(&buf, thumb, &jpeg.Options{Quality: 85})
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, thumb)
+	}
+	if err != nil {
+		return fmt.Errorf("encode thumbnail: %w", err)
+	}
+	w, err := s.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Commit(dst); err != nil && !errors.Is(err, storage.ErrExists) {
+		return err
+	}
+	return nil
+}
