@@ -36,8 +36,8 @@ func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) e
 	return nil
 }
 
-// publicCond is the visibility rule of docs/blog-api.md. The literals match the
-// partial index posts_public, which a bound parameter would not.
+// publicCond is the visibility rule of docs/api.md#posts. The literals match
+// the partial index posts_public, which a bound parameter would not.
 const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
 
 // listPosts returns one page of posts and the total.

@@ -11,7 +11,7 @@ import (
 // The file host's domain errors. Validation, uploads and the stores return
 // these, never httpx errors, so that a transaction body only reports what
 // went wrong and httpError alone decides what a client sees: the statuses
-// and codes of docs/filehost.md and docs/filehost-accounts.md. Each text is
+// and codes of docs/api.md#uploads and docs/api.md#errors. Each text is
 // the message the client gets.
 var (
 	errNoFile       = errors.New("file is required")

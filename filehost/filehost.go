@@ -33,7 +33,7 @@ type Service struct {
 	now      func() time.Time
 	links    *linkCache // short-link targets, to serve without a database read
 
-	// Per-IP limits of interface.md's Limits table.
+	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
 	registerLimit *httpx.RateLimiter
 	refreshLimit  *httpx.RateLimiter

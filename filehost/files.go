@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// fileRecord is a stored file as the API shows it: the per-user record
-// joined with the object that holds its content.
+// fileRecord is a stored file as the API shows it (docs/api.md#files): the
+// per-user record joined with the object that holds its content.
 type fileRecord struct {
 	ID         string    `json:"id"`
 	Key        string    `json:"key"`
@@ -30,8 +30,8 @@ type fileRecord struct {
 	hash     string
 }
 
-// links are the absolute links of a file, as docs/filehost.md lists them
-// for the upload answer; markdown_with_link is Lsky Pro's extra.
+// links are the absolute links of a file, as docs/api.md#uploads lists
+// them for the upload answer; markdown_with_link is Lsky Pro's extra.
 type links struct {
 	URL              string `json:"url"`
 	ThumbnailURL     string `json:"thumbnail_url"`

@@ -59,7 +59,7 @@ type object struct {
 }
 
 // uploadResult is the data of an upload response, the fields
-// docs/filehost.md lists: the file id, pathname (Lsky Pro's alias of key,
+// docs/api.md#uploads lists: the file id, pathname (Lsky Pro's alias of key,
 // which Lsky clients read) and the rest.
 type uploadResult struct {
 	ID         string `json:"id"`
