@@ -23,7 +23,13 @@ import (
 // newTestApp wires the whole of Folio on a fresh database and temp storage.
 func newTestApp(t *testing.T) (*app, *httpxtest.Client) {
 	t.Helper()
-	db := sqlstoretest.NewConfig(t)
+	return newTestAppOn(t, sqlstoretest.NewConfig(t))
+}
+
+// newTestAppOn wires the whole of Folio on the database db names, which may
+// already hold data, and temp storage.
+func newTestAppOn(t *testing.T, db sqlstoretest.Config) (*app, *httpxtest.Client) {
+	t.Helper()
 	cfg, err := LoadConfig("", nil, []string{
 		"FOLIO_DATABASE_DRIVER=" + db.Driver,
 		"FOLIO_DATABASE_DSN=" + db.DSN,

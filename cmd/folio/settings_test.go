@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -23,22 +21,7 @@ func newSettingsApp(t *testing.T, rows [][2]string) *httpxtest.Client {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := LoadConfig("", nil, []string{
-		"FOLIO_DATABASE_DRIVER=" + dbc.Driver,
-		"FOLIO_DATABASE_DSN=" + dbc.DSN,
-		"FOLIO_STORAGE_DIR=" + t.TempDir(),
-		// the password is authtest.AdminPassword
-		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close(context.Background()) })
-	c := httpxtest.NewServer(t, a.handler)
+	_, c := newTestAppOn(t, dbc)
 	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
 	return c
