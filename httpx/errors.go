@@ -33,7 +33,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// FileAPICode is the envelope-A code: HTTP status × 100 unless set.
+// FileAPICode is the FileAPI (envelope A) code: HTTP status × 100 unless
+// set.
 func (e *Error) FileAPICode() int {
 	if e.Code != 0 {
 		return e.Code
