@@ -19,7 +19,8 @@ func pathKey(r *http.Request, column string) (string, error) {
 	return r.PathValue(column), nil
 }
 
-// blogPaging reads page and page_size with the blog's defaults (docs/api.md#envelopes, Paging).
+// blogPaging reads page and page_size with the blog's defaults
+// (docs/api.md#envelopes, Paging).
 func blogPaging(r *http.Request, def int) (httpx.Paging, error) {
 	return httpx.ParsePaging(r, "page_size", def, 100)
 }
