@@ -21,6 +21,10 @@ type Deps struct {
 	Settings *sqlstore.Group[UploadSettings]
 	Store    storage.Store
 	Logger   *slog.Logger
+	// Console, when not nil, is the web console's frame: the file host
+	// then serves its console pages, the sign-in pages and the guest
+	// upload page (docs/console.md). Nil turns them off.
+	Console *auth.Console
 }
 
 // Service serves the file-hosting routes.
@@ -32,6 +36,7 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	links    *linkCache // short-link targets, to serve without a database read
+	console  *auth.Console
 
 	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
@@ -52,6 +57,7 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 	return &Service{
 		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
+		console:       d.Console,
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),

@@ -15,6 +15,7 @@ import (
 	"folio/sqlstore"
 	"folio/sqlstore/sqlstoretest"
 	"folio/storage"
+	"folio/templates"
 )
 
 // testPassword is the password of every user made by createUser.
@@ -54,8 +55,13 @@ func newTestEnv(t testing.TB) *testEnv {
 	if err != nil {
 		t.Fatalf("storage: %v", err)
 	}
+	tmpl, err := templates.NewConsole()
+	if err != nil {
+		t.Fatalf("console templates: %v", err)
+	}
 	svc, err := New(ctx, Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Console: auth.NewConsole(authSvc, tmpl, nil)})
 	if err != nil {
 		t.Fatalf("filehost.New: %v", err)
 	}

@@ -104,4 +104,8 @@ func (s *Service) Routes(rt *httpx.Router) {
 	links.Fallback("/f/")
 	links.Fallback("/t")
 	links.Fallback("/t/")
+
+	if s.console != nil {
+		s.consoleRoutes(rt)
+	}
 }

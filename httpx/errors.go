@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"folio/sqlstore"
 )
@@ -82,4 +83,17 @@ func AsError(err error) *Error {
 		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
 	}
 	return Internal(err)
+}
+
+// Sentence makes an error message read as a sentence on a page: a capital
+// first letter and a full stop ("file too large" → "File too large.").
+func Sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }

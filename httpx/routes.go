@@ -51,6 +51,9 @@ type Surface struct {
 	env   Envelope
 	pages bool
 	serve http.Handler // owned, recovering panics in env
+	// notFound, when set, answers this surface's 404s instead of the
+	// router's not-found page.
+	notFound http.Handler
 }
 
 // NewRouter returns an empty route table.
@@ -77,6 +80,10 @@ func (rt *Router) surface(name string, env Envelope, pages bool) *Surface {
 // SetNotFoundPage makes h the answer to the 404s of every pages surface;
 // without one they answer in plain text.
 func (rt *Router) SetNotFoundPage(h http.Handler) { rt.notFoundPage = h }
+
+// SetNotFoundPage makes h the answer to this pages surface's 404s, in place
+// of the router's: the console has its own error page.
+func (s *Surface) SetNotFoundPage(h http.Handler) { s.notFound = h }
 
 // Routes lists every registered pattern in the order of registration.
 func (rt *Router) Routes() []Route { return slices.Clone(rt.routes) }
@@ -180,6 +187,8 @@ func (s *Surface) miss(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !s.pages:
 		s.env.Error(w, r, NotFound())
+	case s.notFound != nil:
+		s.notFound.ServeHTTP(w, r)
 	case s.rt.notFoundPage != nil:
 		s.rt.notFoundPage.ServeHTTP(w, r)
 	default:

@@ -31,6 +31,14 @@ func testRouter() http.Handler {
 	things.Fallback("/api/locked", locked)
 	things.Fallback("/api/locked/", locked)
 
+	own := rt.Pages("own", FileAPI)
+	own.Handle("GET /own/x", text("own"))
+	own.Fallback("/own")
+	own.Fallback("/own/")
+	own.SetNotFoundPage(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "own 404 page", http.StatusNotFound)
+	}))
+
 	rest := rt.API("rest", BlogAPI)
 	rest.Handle("GET /api/v1/posts", text("ok"))
 	rest.Fallback("/api/")
@@ -70,6 +78,8 @@ func TestRouterAnswersInTheOwningSurface(t *testing.T) {
 		{"dot segment in an API path is a miss", "GET", "/api/./things/7", 404, `"code":40400`, ""},
 		{"unclean path with a route method is a miss", "DELETE", "/api/things//7", 404, `"code":40400`, ""},
 		{"page miss is the 404 page", "GET", "/nope", 404, "the 404 page", ""},
+		{"a surface's own 404 page", "GET", "/own/nope", 404, "own 404 page", ""},
+		{"a surface's own 404 page keeps 405", "POST", "/own/x", 405, `"code":40500`, "GET, HEAD"},
 		{"bare /api is a page path", "GET", "/api", 404, "the 404 page", ""},
 		{"page 405 in the pages envelope", "POST", "/search", 405, `"code":405,`, "GET, HEAD"},
 		{"subtree redirect left to the mux", "GET", "/dir", http.StatusTemporaryRedirect, "/dir/", ""},

@@ -28,6 +28,7 @@ type Config struct {
 	DBDSN          string
 	StorageDir     string
 	ThemeDir       string
+	ConsoleEnabled bool
 	LogLevel       slog.Level
 	LogFormat      string
 
@@ -97,6 +98,11 @@ func options() []option {
 			return nil
 		}},
 		{"theme.dir", "", "optional folder whose templates override the embedded ones by name", str(func(c *Config) *string { return &c.ThemeDir })},
+		{"console.enabled", "true", "serve the web console (/console/, /upload); false for API-only sites", func(c *Config, v string) error {
+			b, err := sqlstore.ParseBool(v)
+			c.ConsoleEnabled = b
+			return err
+		}},
 		{"log.level", "info", "debug, info, warn or error", func(c *Config, v string) error {
 			return c.LogLevel.UnmarshalText([]byte(v))
 		}},

@@ -1,0 +1,62 @@
+package filehost
+
+import (
+	"net/http"
+
+	"folio/auth"
+	"folio/httpx"
+)
+
+// consolePages registers console pages on a surface: user pages need a
+// signed-in account, admin pages the administrator, open pages nobody
+// (sign-in, registration, the guest upload page). Every one sends the
+// console's security headers.
+type consolePages struct {
+	*httpx.Surface
+	c *auth.Console
+}
+
+func (p consolePages) user(h httpx.HandlerFunc) http.Handler {
+	return auth.ConsoleHeaders(p.c.Require(false)(p.c.Handle(h)))
+}
+
+func (p consolePages) admin(h httpx.HandlerFunc) http.Handler {
+	return auth.ConsoleHeaders(p.c.Require(true)(p.c.Handle(h)))
+}
+
+func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
+	return auth.ConsoleHeaders(p.c.Handle(h))
+}
+
+// consoleRoutes registers the web console of the file host
+// (docs/console.md): every page a pattern, as in Routes.
+func (s *Service) consoleRoutes(rt *httpx.Router) {
+	p := consolePages{rt.Pages("console", httpx.FileAPI), s.console}
+	p.SetNotFoundPage(auth.ConsoleHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.console.Fail(w, r, httpx.E(http.StatusNotFound, "There is no such page."))
+	})))
+
+	p.Handle("GET /console/static/{file}", auth.ConsoleHeaders(http.HandlerFunc(s.console.ServeAsset)))
+	p.Handle("GET /console", http.RedirectHandler("/console/", http.StatusMovedPermanently))
+	p.Handle("GET /console/{$}", p.user(s.handleConsoleHome))
+
+	// Sign-in (console_signin_http.go).
+	p.Handle("GET /console/login", p.open(s.handleConsoleLoginPage))
+	p.Handle("POST /console/login", p.open(s.handleConsoleLogin))
+	p.Handle("POST /console/logout", p.user(s.handleConsoleLogout))
+	p.Handle("GET /console/register", p.open(s.handleConsoleRegisterPage))
+	p.Handle("POST /console/register", p.open(s.handleConsoleRegister))
+
+	// Upload (console_upload_http.go).
+
+	// Files and albums (console_files_http.go, console_albums_http.go).
+
+	// Tokens and clients (console_tokens_http.go).
+
+	// Account (console_account_http.go).
+
+	// Administration (console_admin_http.go).
+
+	p.Fallback("/console")
+	p.Fallback("/console/")
+}

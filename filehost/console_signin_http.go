@@ -1,0 +1,153 @@
+package filehost
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"folio/auth"
+	"folio/httpx"
+)
+
+// loginView is the sign-in page's data.
+type loginView struct {
+	Next         string
+	Username     string
+	RegisterOpen bool
+}
+
+// handleConsoleHome is GET /console/: the upload page is where a console
+// visit starts, as in Lsky Pro.
+func (s *Service) handleConsoleHome(w http.ResponseWriter, r *http.Request) error {
+	http.Redirect(w, r, "/console/upload", http.StatusSeeOther)
+	return nil
+}
+
+// handleConsoleLoginPage is GET /console/login. A browser already signed in
+// goes straight on.
+func (s *Service) handleConsoleLoginPage(w http.ResponseWriter, r *http.Request) error {
+	next := auth.SafeNext(r.URL.Query().Get("next"))
+	idn, err := s.console.Identity(r)
+	if err != nil {
+		return err
+	}
+	if idn != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return nil
+	}
+	s.renderLogin(w, r, http.StatusOK, loginView{Next: next}, "")
+	return nil
+}
+
+func (s *Service) renderLogin(w http.ResponseWriter, r *http.Request, status int, data loginView, problem string) {
+	data.RegisterOpen = s.settings.Get(r.Context()).Upload.AllowRegister
+	v := s.console.View(w, r, "Sign in", "")
+	v.Error = problem
+	v.Data = data
+	s.console.Render(w, r, status, "login", v)
+}
+
+// handleConsoleLogin is POST /console/login. It spends the same per-IP
+// allowance as POST /api/v1/auth/login (docs/api.md#limits), so the form
+// is no way around it.
+func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) error {
+	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many sign-in attempts from your address. Wait a minute and try again."}
+	}
+	if err := s.console.CheckAnonForm(w, r); err != nil {
+		return err
+	}
+	data := loginView{Next: auth.SafeNext(r.PostFormValue("next")), Username: strings.TrimSpace(r.PostFormValue("username"))}
+	password := r.PostFormValue("password")
+	if data.Username == "" || password == "" {
+		s.renderLogin(w, r, http.StatusUnprocessableEntity, data, "Enter your username (or email) and your password.")
+		return nil
+	}
+	u, err := s.auth.CheckPassword(r.Context(), data.Username, password)
+	switch {
+	case errors.Is(err, auth.ErrInvalidCredentials):
+		s.renderLogin(w, r, http.StatusUnauthorized, data, "Wrong username or password.")
+		return nil
+	case errors.Is(err, auth.ErrDisabled), errors.Is(err, auth.ErrAdminDisabled):
+		s.renderLogin(w, r, http.StatusForbidden, data, "This account is disabled.")
+		return nil
+	case err != nil:
+		return err
+	}
+	return s.startConsoleSession(w, r, u.ID, data.Next)
+}
+
+// startConsoleSession signs the browser in and sends it on.
+func (s *Service) startConsoleSession(w http.ResponseWriter, r *http.Request, userID, next string) error {
+	value, exp, err := s.auth.NewSession(r.Context(), userID)
+	if err != nil {
+		return err
+	}
+	auth.SetSessionCookie(w, r, value, exp)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// handleConsoleLogout is POST /console/logout: the session is revoked
+// server-side, so the old cookie is worthless even if kept.
+func (s *Service) handleConsoleLogout(w http.ResponseWriter, r *http.Request) error {
+	if idn := auth.FromContext(r.Context()); idn != nil && idn.SessionID != "" {
+		if err := s.auth.RevokeSession(r.Context(), idn.SessionID); err != nil {
+			return err
+		}
+	}
+	auth.ClearCookie(w, r, auth.SessionCookie)
+	s.console.Redirect(w, r, "/console/login", "You are signed out.")
+	return nil
+}
+
+// registerView is the registration page's data.
+type registerView struct {
+	Username, Email string
+}
+
+// handleConsoleRegisterPage is GET /console/register, a page only while
+// upload.allow_register is on.
+func (s *Service) handleConsoleRegisterPage(w http.ResponseWriter, r *http.Request) error {
+	if !s.settings.Get(r.Context()).Upload.AllowRegister {
+		return httpx.E(http.StatusNotFound, "Registration is closed on this site.")
+	}
+	v := s.console.View(w, r, "Create an account", "")
+	v.Data = registerView{}
+	s.console.Render(w, r, http.StatusOK, "register", v)
+	return nil
+}
+
+// handleConsoleRegister is POST /console/register: the rules and the
+// per-IP allowance of POST /api/v1/auth/register, then a signed-in session.
+func (s *Service) handleConsoleRegister(w http.ResponseWriter, r *http.Request) error {
+	set := s.settings.Get(r.Context()).Upload
+	if !set.AllowRegister {
+		return httpx.E(http.StatusNotFound, "Registration is closed on this site.")
+	}
+	if ok, wait := s.registerLimit.Allow(httpx.ClientIP(r)); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many attempts from your address. Wait a minute and try again."}
+	}
+	if err := s.console.CheckAnonForm(w, r); err != nil {
+		return err
+	}
+	data := registerView{Username: strings.TrimSpace(r.PostFormValue("username")), Email: strings.TrimSpace(r.PostFormValue("email"))}
+	u, err := s.auth.CreateUser(r.Context(), auth.NewUser{Username: data.Username, Email: data.Email,
+		Password: r.PostFormValue("password"), Role: auth.RoleUser, QuotaBytes: set.DefaultQuotaBytes})
+	if err != nil {
+		he := httpx.AsError(httpError(err))
+		if he.Status >= 500 {
+			return err
+		}
+		v := s.console.View(w, r, "Create an account", "")
+		v.Error = httpx.Sentence(he.Msg)
+		v.Data = data
+		s.console.Render(w, r, he.Status, "register", v)
+		return nil
+	}
+	return s.startConsoleSession(w, r, u.ID, "/console/upload")
+}
