@@ -272,6 +272,12 @@ func (c *Console) Fail(w http.ResponseWriter, r *http.Request, err error) {
 			"ip", httpx.ClientIP(r), "status", he.Status, "err", err)
 		msg = "Something went wrong on our side. Try again in a moment."
 	}
+	if FromContext(r.Context()) == nil {
+		// A page outside any guard (a miss, say) still shows who is signed in.
+		if idn, err := c.Identity(r); err == nil && idn != nil {
+			r = r.WithContext(WithIdentity(r.Context(), idn))
+		}
+	}
 	title := http.StatusText(he.Status)
 	switch {
 	case he.Status == http.StatusNotFound:
