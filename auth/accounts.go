@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"folio/sqlstore"
@@ -229,7 +230,8 @@ func (p UserPatch) Validate() error {
 // UpdateUser applies a patch. The configured administrator cannot be
 // disabled or demoted, and the guest can only have its quota changed:
 // ErrProtectedUser. A new password or a disabled status also ends the
-// user's refresh tokens, so that sessions made with the old password die.
+// user's sessions and refresh tokens, so that what was signed in with the
+// old password dies and re-enabling a user does not bring it back.
 func (s *Service) UpdateUser(ctx context.Context, id string, p UserPatch) (*User, error) {
 	if !sqlstore.ValidID(id) {
 		return nil, sqlstore.ErrNotFound
@@ -280,9 +282,7 @@ func (s *Service) UpdateUser(ctx context.Context, id string, p UserPatch) (*User
 			return err
 		}
 		if p.Password != nil || p.Status != nil && *p.Status == StatusDisabled {
-			if _, err := tx.Exec(ctx, "DELETE FROM refresh_tokens WHERE user_id = $1", id); err != nil {
-				return err
-			}
+			return revokeAll(ctx, tx, id, "", s.now())
 		}
 		return nil
 	})
@@ -313,4 +313,84 @@ func (s *Service) DeleteUser(ctx context.Context, id string) error {
 		return sqlstore.ErrNotFound
 	}
 	return nil
+}
+
+// revokeAll ends every session of the user but keepSessionID ("" keeps
+// none) and deletes all of the user's refresh tokens.
+func revokeAll(ctx context.Context, tx *sqlstore.Tx, userID, keepSessionID string, now time.Time) error {
+	if _, err := tx.Exec(ctx, "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND id <> $3 AND revoked_at IS NULL",
+		sqlstore.FromTime(now), userID, keepSessionID); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "DELETE FROM refresh_tokens WHERE user_id = $1", userID)
+	return err
+}
+
+// ErrPasswordInConfig is returned when the configured administrator tries
+// to change a password that admin.password_hash sets at every start: the
+// change would be undone by the next restart.
+var ErrPasswordInConfig = errors.New("the administrator's password is set by admin.password_hash in the configuration")
+
+// ChangePassword is a user changing their own password: current must be
+// right (ErrInvalidCredentials), next must pass ValidatePassword. Every
+// other session of the user and all of its refresh tokens end; the session
+// keepSessionID (the one making the change, or "") stays.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, next, keepSessionID string) error {
+	if err := s.checkUserPassword(ctx, userID, current); err != nil {
+		return err
+	}
+	if err := ValidatePassword(next); err != nil {
+		return err
+	}
+	if userID == s.adminID && s.cfg.AdminPasswordHash != "" {
+		return ErrPasswordInConfig
+	}
+	hash, err := s.HashPassword(next)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3",
+			hash, sqlstore.FromTime(now), userID); err != nil {
+			return err
+		}
+		return revokeAll(ctx, tx, userID, keepSessionID, now)
+	})
+	if err != nil {
+		return fmt.Errorf("auth: change password: %w", err)
+	}
+	return nil
+}
+
+// ChangeEmail sets a user's email after ValidateEmail; ErrEmailTaken when
+// another user has it (case-insensitively), as for CreateUser.
+func (s *Service) ChangeEmail(ctx context.Context, userID, email string) (*User, error) {
+	email = strings.TrimSpace(email)
+	if err := ValidateEmail(email); err != nil {
+		return nil, err
+	}
+	if !sqlstore.ValidID(userID) {
+		return nil, sqlstore.ErrNotFound
+	}
+	if userID == s.guestID {
+		return nil, ErrProtectedUser
+	}
+	var others int
+	if err := s.db.QueryRowWrite(ctx, "SELECT COUNT(*) FROM users WHERE id <> $1 AND email <> '' AND LOWER(email) = LOWER($2)",
+		userID, email).Scan(&others); err != nil {
+		return nil, fmt.Errorf("auth: change email: %w", err)
+	}
+	if others > 0 {
+		return nil, ErrEmailTaken
+	}
+	u, err := scanUser(s.db.QueryRowWrite(ctx, "UPDATE users SET email = $1, updated_at = $2 WHERE id = $3 RETURNING "+userColumns,
+		email, sqlstore.FromTime(s.now()), userID))
+	if errors.Is(err, sqlstore.ErrConflict) {
+		return nil, ErrEmailTaken // lost a race with another change
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: change email: %w", err)
+	}
+	return u, nil
 }

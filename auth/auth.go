@@ -65,6 +65,8 @@ type Service struct {
 	cfg        Config
 	sessionKey []byte
 	accessKey  []byte
+	formKey    []byte // console form tokens
+	ticketKey  []byte // pending-second-factor login tickets
 	adminID    string
 	guestID    string
 	// dummyHash is compared against when a login names no user, so that
@@ -106,6 +108,8 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
 	}
 	s.sessionKey = derive(secret, "folio session v1")
 	s.accessKey = derive(secret, "folio access v1")
+	s.formKey = derive(secret, "folio form v1")
+	s.ticketKey = derive(secret, "folio login ticket v1")
 	s.dummyHash = sync.OnceValue(func() []byte {
 		h, _ := bcrypt.GenerateFromPassword([]byte(randomHex(8)), cfg.BcryptCost) // fails only for cost out of range, checked by HashPassword users
 		return h
@@ -289,6 +293,26 @@ func migrations() []sqlstore.Migration {
 				revoked_at BIGINT
 			)`,
 			`CREATE INDEX api_tokens_user ON api_tokens (user_id, created_at)`,
+		)},
+		{Name: "two-factor sign-in and session details", Up: sqlstore.Statements(
+			// totp_secret and totp_pending are base32 text; totp_last_step
+			// is the last accepted time step, against replays.
+			`ALTER TABLE users ADD COLUMN totp_secret TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE users ADD COLUMN totp_pending TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE users ADD COLUMN totp_enabled BOOLEAN NOT NULL DEFAULT FALSE`,
+			`ALTER TABLE users ADD COLUMN totp_last_step BIGINT NOT NULL DEFAULT 0`,
+			`CREATE TABLE recovery_codes (
+				id {{uuid}} PRIMARY KEY,
+				user_id {{uuid}} NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+				hash TEXT NOT NULL,
+				created_at BIGINT NOT NULL,
+				used_at BIGINT
+			)`,
+			`CREATE INDEX recovery_codes_user ON recovery_codes (user_id, hash)`,
+			`ALTER TABLE sessions ADD COLUMN user_agent TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE sessions ADD COLUMN ip TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE sessions ADD COLUMN last_seen_at BIGINT`,
+			`CREATE INDEX sessions_user ON sessions (user_id)`,
 		)},
 	}
 }

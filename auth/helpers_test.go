@@ -121,7 +121,7 @@ func expectCode(t *testing.T, res *httpxtest.Response, status, code int) {
 // sessionCookie returns a Cookie header value for a new admin session.
 func (e *env) sessionCookie(t *testing.T, userID string) string {
 	t.Helper()
-	v, _, err := e.svc.NewSession(context.Background(), userID)
+	v, _, err := e.svc.NewSession(context.Background(), userID, auth.SessionMeta{UserAgent: "test", IP: "192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
 	}

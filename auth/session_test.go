@@ -1,6 +1,8 @@
 package auth_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"folio/auth"
+	"folio/sqlstore"
 )
 
 func TestSessionCookie(t *testing.T) {
@@ -123,4 +126,182 @@ func TestCookieAttributes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sessionID returns the session id inside a Cookie header value.
+func sessionID(cookie string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(cookie, auth.SessionCookie+"="), ".")
+	return id
+}
+
+func TestNewSessionRecordsTheBrowser(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.createUser(t, "alice", "", "password1", auth.RoleUser)
+	tests := []struct {
+		name   string
+		meta   auth.SessionMeta
+		wantUA string
+	}{
+		{"plain", auth.SessionMeta{UserAgent: "Mozilla/5.0 (X11)", IP: "203.0.113.9"}, "Mozilla/5.0 (X11)"},
+		{"long user agent", auth.SessionMeta{UserAgent: strings.Repeat("ü", 300), IP: "2001:db8::1"}, strings.Repeat("ü", 200)},
+		{"invalid UTF-8", auth.SessionMeta{UserAgent: "a\xffb", IP: ""}, "ab"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, _, err := e.svc.NewSession(ctx, u.ID, tt.meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := e.svc.ListSessions(ctx, u.ID, sessionID(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found bool
+			for _, s := range list {
+				if s.Current {
+					found = true
+					if s.UserAgent != tt.wantUA || s.IP != tt.meta.IP {
+						t.Fatalf("session %+v", s)
+					}
+				}
+			}
+			if !found {
+				t.Fatal("the new session is not listed as current")
+			}
+		})
+	}
+}
+
+func TestListSessions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.createUser(t, "alice", "", "password1", auth.RoleUser)
+	other := e.createUser(t, "bob", "", "password1", auth.RoleUser)
+	older := e.sessionCookie(t, u.ID)
+	e.clock.Advance(time.Minute)
+	revoked := e.sessionCookie(t, u.ID)
+	e.clock.Advance(time.Minute)
+	newer := e.sessionCookie(t, u.ID)
+	e.sessionCookie(t, other.ID)
+	if err := e.svc.RevokeSession(ctx, sessionID(revoked)); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.svc.ListSessions(ctx, u.ID, sessionID(older))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != sessionID(newer) || list[1].ID != sessionID(older) ||
+		list[0].Current || !list[1].Current {
+		t.Fatalf("sessions %+v", list)
+	}
+	s := list[1]
+	if !s.ExpiresAt.Equal(s.CreatedAt.Add(time.Hour)) || !s.LastSeenAt.Equal(s.CreatedAt) || s.UserAgent != "test" || s.IP != "192.0.2.1" {
+		t.Fatalf("session %+v", s)
+	}
+	// Expired sessions drop out: the older one lives an hour from its start.
+	e.clock.Advance(time.Hour - 2*time.Minute)
+	if list, _ := e.svc.ListSessions(ctx, u.ID, ""); len(list) != 1 || list[0].ID != sessionID(newer) || list[0].Current {
+		t.Fatalf("after the first expiry: %+v", list)
+	}
+	if list, err := e.svc.ListSessions(ctx, sqlstore.NewID(), ""); err != nil || len(list) != 0 || list == nil {
+		t.Fatalf("unknown user: %v, %v", list, err)
+	}
+}
+
+func TestSessionLastSeenIsWrittenAtMostOnceAMinute(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cookie := e.sessionCookie(t, e.svc.AdminID())
+	lastSeen := func() time.Time {
+		t.Helper()
+		list, err := e.svc.ListSessions(ctx, e.svc.AdminID(), "")
+		if err != nil || len(list) != 1 {
+			t.Fatalf("sessions %v, %v", list, err)
+		}
+		return list[0].LastSeenAt
+	}
+	start := lastSeen()
+	steps := []struct {
+		advance time.Duration
+		moved   bool
+	}{
+		{30 * time.Second, false},
+		{29 * time.Second, false},
+		{time.Second, true}, // a minute after the last write
+		{10 * time.Second, false},
+		{50 * time.Second, true},
+	}
+	prev := start
+	for i, st := range steps {
+		e.clock.Advance(st.advance)
+		e.client.Clone().Do("GET", "/admin/ping", nil, "Cookie", cookie).Expect(200)
+		got := lastSeen()
+		if want := e.clock.Now().UTC().Truncate(time.Microsecond); st.moved && !got.Equal(want) || !st.moved && !got.Equal(prev) {
+			t.Fatalf("step %d: last seen %v (was %v, now %v), want moved=%v", i, got, prev, want, st.moved)
+		}
+		prev = got
+	}
+}
+
+func TestRevokeUserSession(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.createUser(t, "alice", "", "password1", auth.RoleUser)
+	other := e.createUser(t, "bob", "", "password1", auth.RoleUser)
+	mine := e.sessionCookie(t, u.ID)
+	theirs := e.sessionCookie(t, other.ID)
+	for _, tc := range []struct{ name, user, id string }{
+		{"another user's session", u.ID, sessionID(theirs)},
+		{"unknown id", u.ID, "0123456789abcdef0123456789abcdef"},
+		{"empty id", u.ID, ""},
+		{"unknown user", sqlstore.NewID(), sessionID(mine)},
+	} {
+		if err := e.svc.RevokeUserSession(ctx, tc.user, tc.id); !errors.Is(err, sqlstore.ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", tc.name, err)
+		}
+	}
+	e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", theirs).Expect(200)
+	if err := e.svc.RevokeUserSession(ctx, u.ID, sessionID(mine)); err != nil {
+		t.Fatal(err)
+	}
+	expectCode(t, e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", mine), 401, 40100)
+	if err := e.svc.RevokeUserSession(ctx, u.ID, sessionID(mine)); !errors.Is(err, sqlstore.ErrNotFound) {
+		t.Fatalf("revoking twice: %v", err)
+	}
+}
+
+func TestRevokeOtherSessions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.createUser(t, "alice", "", "password1", auth.RoleUser)
+	other := e.createUser(t, "bob", "", "password1", auth.RoleUser)
+	keep, a, b := e.sessionCookie(t, u.ID), e.sessionCookie(t, u.ID), e.sessionCookie(t, u.ID)
+	theirs := e.sessionCookie(t, other.ID)
+	if err := e.svc.RevokeOtherSessions(ctx, u.ID, sessionID(keep)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cookie string
+		status       int
+	}{{"kept", keep, 200}, {"other one", a, 401}, {"another", b, 401}, {"another user's", theirs, 200}} {
+		if res := e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", tc.cookie); res.Status != tc.status {
+			t.Errorf("%s session: %d, want %d", tc.name, res.Status, tc.status)
+		}
+	}
+	if err := e.svc.RevokeOtherSessions(ctx, u.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	expectCode(t, e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", keep), 401, 40100)
+}
+
+func TestSessionsWorkForEveryRole(t *testing.T) {
+	e := newEnv(t)
+	u := e.createUser(t, "alice", "", "password1", auth.RoleUser)
+	cookie := e.sessionCookie(t, u.ID)
+	res := e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", cookie).Expect(200)
+	if d := string(res.A().Data); !strings.Contains(d, `"via":"session"`) || !strings.Contains(d, `"role":"user"`) {
+		t.Fatalf("data %s", d)
+	}
+	expectCode(t, e.client.Clone().Do("GET", "/admin/ping", nil, "Cookie", cookie), 403, 40300)
 }

@@ -1,10 +1,15 @@
 package blog_test
 
 import (
+	"context"
+	"encoding/base32"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"folio/auth"
 	"folio/auth/authtest"
 )
 
@@ -139,4 +144,63 @@ func TestAdminRoutesNeedAdmin(t *testing.T) {
 	data(t, e.anon.Do("GET", "/api/v1/admin/posts", nil, "Authorization", "Bearer "+adminTok), 200, nil)
 	// A cookie-authenticated write from another origin is refused.
 	expectError(t, e.admin.Do("POST", "/api/v1/admin/tags", map[string]string{"name": "x"}, "Origin", "https://evil.example"), 403, "")
+}
+
+func TestLoginWithTwoFactor(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	admin := e.auth.AdminID()
+	secret, _, err := e.auth.BeginTOTP(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrolCode := auth.TOTPCode(key, time.Now())
+	recovery, err := e.auth.EnableTOTP(ctx, admin, enrolCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := authtest.AdminPassword
+	for i, tc := range []struct {
+		name string
+		body map[string]string
+		msg  string
+	}{
+		{"no code", map[string]string{"username": "admin", "password": pw}, "two-factor code required"},
+		{"spent code", map[string]string{"username": "admin", "password": pw, "otp": enrolCode}, "invalid two-factor code"},
+		{"garbage code", map[string]string{"username": "admin", "password": pw, "otp": "<script>"}, "invalid two-factor code"},
+		{"wrong password, good code", map[string]string{"username": "admin", "password": "nope", "otp": recovery[0]}, "invalid username or password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Each from its own address: failed logins are rate limited per IP.
+			r := e.visitor(fmt.Sprintf("198.51.100.%d", i+1)).Do("POST", "/api/v1/admin/auth/login", tc.body)
+			expectError(t, r, 401, tc.msg)
+			if strings.Contains(r.Header.Get("Set-Cookie"), "folio_session=") {
+				t.Error("a failed login set a session cookie")
+			}
+		})
+	}
+	for i, otp := range []string{auth.TOTPCode(key, time.Now().Add(30*time.Second)), strings.ToUpper(recovery[1])} {
+		c := e.visitor(fmt.Sprintf("203.0.113.%d", i+1))
+		c.Header.Set("User-Agent", "TwoFactorTest/1.0")
+		data(t, c.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": "admin", "password": pw, "otp": otp}), 200, nil)
+		data(t, c.Do("GET", "/api/v1/admin/auth/me", nil), 200, nil)
+	}
+	// The sessions remember where they were opened.
+	list, err := e.auth.ListSessions(ctx, admin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, s := range list {
+		if s.UserAgent == "TwoFactorTest/1.0" && strings.HasPrefix(s.IP, "203.0.113.") {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Fatalf("sessions %+v", list)
+	}
 }

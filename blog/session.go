@@ -25,6 +25,7 @@ func (b *Blog) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Username string `json:"username"`
 		Password string `json:"password"`
+		OTP      string `json:"otp"` // when the administrator has two-factor sign-in on
 	}
 	if err := httpx.DecodeJSON(w, r, &in); err != nil {
 		return err
@@ -33,16 +34,20 @@ func (b *Blog) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if in.Username == "" || in.Password == "" {
 		return bad
 	}
-	u, err := b.auth.CheckPassword(r.Context(), in.Username, in.Password)
+	u, err := b.auth.CheckLogin(r.Context(), in.Username, in.Password, in.OTP)
 	switch {
 	case errors.Is(err, auth.ErrInvalidCredentials), errors.Is(err, auth.ErrDisabled), errors.Is(err, auth.ErrAdminDisabled):
 		return bad
+	case errors.Is(err, auth.ErrOTPRequired):
+		return httpx.E(http.StatusUnauthorized, "two-factor code required")
+	case errors.Is(err, auth.ErrInvalidOTP):
+		return httpx.E(http.StatusUnauthorized, "invalid two-factor code")
 	case err != nil:
 		return err
 	case u.Role != auth.RoleAdmin:
 		return bad
 	}
-	value, exp, err := b.auth.NewSession(r.Context(), u.ID)
+	value, exp, err := b.auth.NewSession(r.Context(), u.ID, auth.MetaFromRequest(r))
 	if err != nil {
 		return err
 	}

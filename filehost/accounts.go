@@ -10,6 +10,7 @@ type loginRequest struct {
 	Username string `json:"username"`
 	Email    string `json:"email"` // accepted in place of username
 	Password string `json:"password"`
+	OTP      string `json:"otp"` // the second factor, when the account has TOTP on
 }
 
 type refreshRequest struct {

@@ -46,7 +46,7 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if login == "" || req.Password == "" {
 		return httpx.BadRequest("username and password are required")
 	}
-	u, err := s.auth.CheckPassword(r.Context(), login, req.Password)
+	u, err := s.auth.CheckLogin(r.Context(), login, req.Password, req.OTP)
 	if err != nil {
 		return httpError(err)
 	}

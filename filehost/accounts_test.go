@@ -2,6 +2,7 @@ package filehost
 
 import (
 	"context"
+	"encoding/base32"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"folio/auth"
 	"folio/auth/authtest"
+	"folio/httpx/httpxtest"
 	"folio/sqlstore"
 )
 
@@ -295,4 +297,70 @@ func TestAuthRoutesAreRateLimitedPerIP(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestLoginWithTwoFactor(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	id := e.createUser("bob", 0)
+	secret, _, err := e.auth.BeginTOTP(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrolCode := auth.TOTPCode(key, time.Now())
+	recovery, err := e.auth.EnableTOTP(ctx, id, enrolCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := func(body map[string]string) *httpxtest.Response {
+		return e.c.Clone().Do(http.MethodPost, "/api/v1/auth/login", body)
+	}
+	for _, tc := range []struct {
+		name string
+		body map[string]string
+		msg  string
+	}{
+		{"no code", map[string]string{"username": "bob", "password": testPassword}, "two-factor code required"},
+		{"empty code", map[string]string{"username": "bob", "password": testPassword, "otp": ""}, "two-factor code required"},
+		// The enrolment code's step is spent, so it is wrong whatever the time.
+		{"spent code", map[string]string{"username": "bob", "password": testPassword, "otp": enrolCode}, "invalid two-factor code"},
+		{"malformed code", map[string]string{"username": "bob", "password": testPassword, "otp": "12ab56"}, "invalid two-factor code"},
+		{"wrong password, good code", map[string]string{"username": "bob", "password": "wrong-password", "otp": recovery[0]}, "invalid username or password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := login(tc.body)
+			acctErr(t, r, http.StatusUnauthorized, 40100)
+			if got := r.A().Message; got != tc.msg {
+				t.Fatalf("message %q, want %q", got, tc.msg)
+			}
+			if r.Header.Get("Set-Cookie") != "" {
+				t.Fatalf("a failed login set a cookie: %v", r.Header["Set-Cookie"])
+			}
+		})
+	}
+	// A code of the next step is always after the spent one and inside the
+	// accepted window.
+	var p pairJSON
+	acctOK(t, login(map[string]string{"username": "bob", "password": testPassword,
+		"otp": auth.TOTPCode(key, time.Now().Add(30*time.Second))}), http.StatusOK, &p)
+	if p.User.ID != id || p.AccessToken == "" {
+		t.Fatalf("pair = %+v", p)
+	}
+	acctOK(t, login(map[string]string{"email": "bob@example.com", "password": testPassword, "otp": recovery[1]}), http.StatusOK, &p)
+	r := login(map[string]string{"username": "bob", "password": testPassword, "otp": recovery[1]})
+	acctErr(t, r, http.StatusUnauthorized, 40100)
+	// Refresh and API tokens do not ask for the code.
+	acctOK(t, e.c.Clone().Do(http.MethodPost, "/api/v1/auth/refresh", map[string]string{"refresh_token": p.RefreshToken}), http.StatusOK, nil)
+	tok, err := e.auth.CreateAPIToken(ctx, id, "cli", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctOK(t, e.bearer(tok.Token).Do(http.MethodGet, "/api/v1/auth/me", nil), http.StatusOK, nil)
+	// A user without TOTP may send the field or not.
+	e.createUser("carol", 0)
+	acctOK(t, login(map[string]string{"username": "carol", "password": testPassword, "otp": "123456"}), http.StatusOK, nil)
 }

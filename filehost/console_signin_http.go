@@ -82,7 +82,7 @@ func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) err
 
 // startConsoleSession signs the browser in and sends it on.
 func (s *Service) startConsoleSession(w http.ResponseWriter, r *http.Request, userID, next string) error {
-	value, exp, err := s.auth.NewSession(r.Context(), userID)
+	value, exp, err := s.auth.NewSession(r.Context(), userID, auth.MetaFromRequest(r))
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,10 @@ func httpError(err error) error {
 		return httpx.Forbidden("the administrator and the guest cannot be deleted, disabled or demoted")
 	case errors.Is(err, auth.ErrInvalidCredentials):
 		return &httpx.Error{Status: http.StatusUnauthorized, Msg: "invalid username or password"}
+	case errors.Is(err, auth.ErrOTPRequired):
+		return coded(http.StatusUnauthorized, 40100, "two-factor code required")
+	case errors.Is(err, auth.ErrInvalidOTP):
+		return coded(http.StatusUnauthorized, 40100, "invalid two-factor code")
 	case errors.Is(err, auth.ErrDisabled):
 		return httpx.Forbidden("account is disabled")
 	case errors.Is(err, auth.ErrAdminDisabled):
