@@ -43,6 +43,7 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	// Sign-in (console_signin_http.go).
 	p.Handle("GET /console/login", p.open(s.handleConsoleLoginPage))
 	p.Handle("POST /console/login", p.open(s.handleConsoleLogin))
+	p.Handle("POST /console/login/code", p.open(s.handleConsoleLoginCode))
 	p.Handle("POST /console/logout", p.user(s.handleConsoleLogout))
 	p.Handle("GET /console/register", p.open(s.handleConsoleRegisterPage))
 	p.Handle("POST /console/register", p.open(s.handleConsoleRegister))
@@ -54,6 +55,16 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	// Tokens and clients (console_tokens_http.go).
 
 	// Account (console_account_http.go).
+	p.Handle("GET /console/account", p.user(s.handleConsoleAccount))
+	p.Handle("POST /console/account/password", p.user(s.handleConsolePassword))
+	p.Handle("POST /console/account/email", p.user(s.handleConsoleEmail))
+	p.Handle("GET /console/account/totp", p.user(s.handleConsoleTOTPSetup))
+	p.Handle("POST /console/account/totp", p.user(s.handleConsoleTOTPBegin))
+	p.Handle("POST /console/account/totp/enable", p.user(s.handleConsoleTOTPEnable))
+	p.Handle("POST /console/account/totp/disable", p.user(s.handleConsoleTOTPDisable))
+	p.Handle("POST /console/account/recovery", p.user(s.handleConsoleRecoveryCodes))
+	p.Handle("POST /console/account/sessions/revoke-others", p.user(s.handleConsoleRevokeOthers))
+	p.Handle("POST /console/account/sessions/{id}/revoke", p.user(s.handleConsoleRevokeSession))
 
 	// Administration (console_admin_http.go).
 

@@ -77,6 +77,69 @@ func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) err
 	case err != nil:
 		return err
 	}
+	on, err := s.auth.TOTPEnabled(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	if on {
+		s.renderLoginCode(w, r, http.StatusOK, loginCodeView{Ticket: s.auth.NewLoginTicket(u.ID), Next: data.Next}, "")
+		return nil
+	}
+	return s.startConsoleSession(w, r, u.ID, data.Next)
+}
+
+// loginCodeView is the second-factor step's data: the signed ticket that
+// says the password was right, and where to go next.
+type loginCodeView struct {
+	Ticket, Next string
+}
+
+func (s *Service) renderLoginCode(w http.ResponseWriter, r *http.Request, status int, data loginCodeView, problem string) {
+	v := s.console.View(w, r, "Two-factor code", "")
+	v.Error = problem
+	v.Data = data
+	s.console.Render(w, r, status, "login-code", v)
+}
+
+// handleConsoleLoginCode is POST /console/login/code: the second step of
+// a sign-in with TOTP on. Guesses spend the sign-in allowance of the
+// address and a small one of the account, so neither many addresses nor
+// one can try the million codes.
+func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request) error {
+	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many sign-in attempts from your address. Wait a minute and try again."}
+	}
+	if err := s.console.CheckAnonForm(w, r); err != nil {
+		return err
+	}
+	data := loginCodeView{Ticket: r.PostFormValue("ticket"), Next: auth.SafeNext(r.PostFormValue("next"))}
+	userID, ok := s.auth.ParseLoginTicket(data.Ticket)
+	if !ok {
+		s.renderLogin(w, r, http.StatusUnauthorized, loginView{Next: data.Next}, "That took too long. Sign in again.")
+		return nil
+	}
+	if ok, wait := s.codeLimit.Allow(userID); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many wrong codes for this account. Wait a minute and try again."}
+	}
+	err := s.auth.CheckSecondFactor(r.Context(), userID, r.PostFormValue("code"))
+	if errors.Is(err, auth.ErrInvalidOTP) {
+		s.renderLoginCode(w, r, http.StatusUnauthorized, data, "That code is not right.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The account may have been disabled since the password step.
+	u, err := s.auth.UserByID(r.Context(), userID)
+	if err != nil {
+		return err
+	}
+	if u.Status != "active" {
+		s.renderLogin(w, r, http.StatusForbidden, loginView{Next: data.Next}, "This account is disabled.")
+		return nil
+	}
 	return s.startConsoleSession(w, r, u.ID, data.Next)
 }
 

@@ -43,6 +43,7 @@ type Service struct {
 	registerLimit *httpx.RateLimiter
 	refreshLimit  *httpx.RateLimiter
 	guestLimit    *httpx.RateLimiter
+	codeLimit     *httpx.RateLimiter // second-factor guesses, per account
 }
 
 // New migrates the file host's tables and returns the service. The auth
@@ -62,6 +63,7 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
 		guestLimit:    httpx.NewRateLimiter(10, time.Minute),
+		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 	}, nil
 }
 
