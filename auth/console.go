@@ -206,6 +206,17 @@ func (c *Console) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// CheckAnonQueryToken checks a multipart form posted before sign-in (the
+// guest upload page): same origin, and the form_token of the query string
+// bound to the browser's form cookie, so that checking it never reads the
+// file.
+func (c *Console) CheckAnonQueryToken(r *http.Request) error {
+	if !SameOrigin(r) || !c.auth.ValidAnonFormToken(r, r.URL.Query().Get("form_token")) {
+		return errFormRefused
+	}
+	return nil
+}
+
 // Handle adapts a console handler that returns its error: the error is
 // answered with an error page.
 func (c *Console) Handle(h httpx.HandlerFunc) http.Handler {

@@ -49,6 +49,12 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/register", p.open(s.handleConsoleRegister))
 
 	// Upload (console_upload_http.go).
+	p.Handle("GET /console/upload", p.user(s.handleConsoleUploadPage))
+	p.Handle("POST /console/upload", p.user(s.handleConsoleUpload))
+	p.Handle("GET /upload", p.open(s.handleConsoleGuestPage))
+	p.Handle("POST /upload", p.open(s.handleConsoleGuestUpload))
+	p.Fallback("/upload")
+	p.Fallback("/upload/")
 
 	// Files and albums (console_files_http.go, console_albums_http.go).
 

@@ -62,7 +62,7 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
-		guestLimit:    httpx.NewRateLimiter(10, time.Minute),
+		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
 		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -17,7 +18,7 @@ import (
 
 // handleUpload is POST /api/v1/upload for an authenticated user.
 func (s *Service) handleUpload(w http.ResponseWriter, r *http.Request) error {
-	return httpError(s.upload(w, r, auth.FromContext(r.Context()).UserID))
+	return s.answerUpload(w, r, auth.FromContext(r.Context()).UserID)
 }
 
 // handleGuestUpload is POST /api/v1/public/upload: only when enabled, owned
@@ -30,30 +31,84 @@ func (s *Service) handleGuestUpload(w http.ResponseWriter, r *http.Request) erro
 		httpx.TooManyRequests(w, r, httpx.Lsky, wait)
 		return nil
 	}
-	return httpError(s.upload(w, r, s.auth.GuestID()))
+	return s.answerUpload(w, r, s.auth.GuestID())
 }
 
-// upload reads the multipart body as a stream: the file part goes straight
-// to a temp file while it is hashed; other fields may come before or after
-// it. Its errors are domain errors, which the two handlers pass through
-// httpError.
-func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) error {
-	ctx := r.Context()
-	set := s.settings.Get(ctx).Upload
+// answerUpload stores the one file of an API upload and answers with it.
+func (s *Service) answerUpload(w http.ResponseWriter, r *http.Request, userID string) error {
+	b, err := s.upload(w, r, userID, 1)
+	if err != nil {
+		return err
+	}
+	httpx.Lsky.OK(w, http.StatusOK, newUploadResult(b.saved[0]))
+	return nil
+}
+
+// uploadBatch is what an upload request stored.
+type uploadBatch struct {
+	saved   []*fileRecord     // in the order sent, links set
+	taken   int               // file parts taken to be stored, saved or not
+	failed  string            // the name of the file the error is about, if any
+	skipped int               // file parts beyond the limit, not read
+	fields  map[string]string // the form fields sent, as read
+}
+
+// upload stores the file parts of a multipart body for userID: the API's
+// one file, or the console form's several. It is the one upload path of
+// both (docs/api.md#uploads): every file is received first, then the
+// fields are checked, then each file is saved in turn. The error is an
+// httpx error, for the caller's envelope or error page; files saved before
+// it stay saved and are in the batch.
+func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, maxFiles int) (*uploadBatch, error) {
+	b := &uploadBatch{}
+	set := s.settings.Get(r.Context()).Upload
+	files, fields, err := s.receiveAll(w, r, set, maxFiles, b)
+	b.fields = fields
+	defer func() {
+		for _, in := range files {
+			if in != nil {
+				in.w.Abort()
+			}
+		}
+	}()
+	if err != nil {
+		return b, httpError(err)
+	}
+	if len(files) == 0 {
+		return b, httpError(errNoFile)
+	}
+	albumID, isPublic, err := s.uploadFields(r.Context(), fields, userID)
+	if err != nil {
+		return b, httpError(err)
+	}
+	base := httpx.BaseURL(r)
+	for i, in := range files {
+		files[i] = nil // committed or discarded by save
+		rec, err := s.save(r.Context(), userID, in, albumID, isPublic, set)
+		if err != nil {
+			b.failed = in.originName
+			return b, httpError(err)
+		}
+		rec.setLinks(base)
+		b.saved = append(b.saved, rec)
+	}
+	return b, nil
+}
+
+// receiveAll reads the multipart body as a stream: each file part goes
+// straight to a temp file while it is hashed; other fields may come before,
+// between or after the files. Parts beyond maxFiles are skipped (an API
+// upload takes one file and ignores more, as Lsky Pro does).
+func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadSettings, maxFiles int, b *uploadBatch) ([]*incoming, map[string]string, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return invalid("request must be multipart/form-data")
+		return nil, nil, invalid("request must be multipart/form-data")
 	}
 	// The multipart reader reads in 4 KiB steps; without a large buffer
 	// below it, every step would be a read system call on the connection.
-	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, set.MaxFileSize+1<<20), chunkSize)
+	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, bodyLimit(set.MaxFileSize, maxFiles)), chunkSize)
 	mr := multipart.NewReader(body, params["boundary"])
-	var in *incoming
-	defer func() {
-		if in != nil {
-			in.w.Abort()
-		}
-	}()
+	var files []*incoming
 	fields := map[string]string{}
 	for parts := 0; ; parts++ {
 		p, err := mr.NextPart()
@@ -61,63 +116,69 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string) 
 			break
 		}
 		if err != nil {
-			return bodyError(err)
+			return files, nil, bodyError(err)
 		}
-		if parts >= maxParts {
-			return invalid("too many form fields")
+		if parts >= maxParts+maxFiles-1 { // maxParts counts one file part
+			return files, nil, invalid("too many form fields")
 		}
 		switch name := p.FormName(); name {
 		case "file":
-			if in != nil {
-				continue // one file per request; NextPart skips the rest
+			if len(files) >= maxFiles {
+				b.skipped++
+				continue // NextPart skips the rest of it
 			}
-			in, err = s.receive(ctx, p, set)
+			b.taken++
+			in, err := s.receive(r.Context(), p, set)
 			if err != nil {
-				return err
+				b.failed = cleanName(p.FileName())
+				return files, nil, err
 			}
+			files = append(files, in)
 		case "album_id", "permission", "strategy_id", "ssl":
-			b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
+			v, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
 			if err != nil {
-				return bodyError(err)
+				return files, nil, bodyError(err)
 			}
-			if len(b) > maxFieldBytes {
-				return invalid(name + " is too long")
+			if len(v) > maxFieldBytes {
+				return files, nil, invalid(name + " is too long")
 			}
-			fields[name] = strings.TrimSpace(string(b))
+			fields[name] = strings.TrimSpace(string(v))
 		}
 	}
-	if in == nil {
-		return errNoFile
-	}
+	return files, fields, nil
+}
 
+// bodyLimit bounds an upload body: maxFiles files of the largest size,
+// and room for the other parts.
+func bodyLimit(maxFileSize int64, maxFiles int) int64 {
+	const slack = 1 << 20
+	if maxFileSize > (math.MaxInt64-slack)/int64(maxFiles) {
+		return math.MaxInt64
+	}
+	return maxFileSize*int64(maxFiles) + slack
+}
+
+// uploadFields checks the album (one of the user's) and the permission
+// (Lsky's 1 public, 0 or nothing private) of an upload.
+func (s *Service) uploadFields(ctx context.Context, fields map[string]string, userID string) (*string, bool, error) {
 	var albumID *string
 	if a := strings.ToLower(fields["album_id"]); a != "" {
 		ok, err := s.ownAlbum(ctx, s.db, a, userID)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		if !ok {
-			return errBadAlbum
+			return nil, false, errBadAlbum
 		}
 		albumID = &a
 	}
-	isPublic := false
 	switch fields["permission"] {
 	case "", "0":
+		return albumID, false, nil
 	case "1":
-		isPublic = true
-	default:
-		return invalid("permission must be 0 or 1")
+		return albumID, true, nil
 	}
-
-	rec, err := s.save(ctx, userID, in, albumID, isPublic, set)
-	if err != nil {
-		return err
-	}
-	in = nil // committed or discarded by save
-	rec.setLinks(httpx.BaseURL(r))
-	httpx.Lsky.OK(w, http.StatusOK, newUploadResult(rec))
-	return nil
+	return nil, false, invalid("permission must be 0 or 1")
 }
 
 // bodyError classifies a failure to read the request body.

@@ -1,0 +1,86 @@
+package filehost
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Limits of the console's upload page (docs/console.md#uploading).
+const (
+	// consoleMaxFiles bounds the files of one no-JavaScript form; the
+	// page's script sends each file on its own.
+	consoleMaxFiles = 20
+	// consoleMaxAlbums bounds the album list of the page.
+	consoleMaxAlbums = 1000
+	// guestPerMinute is the guest uploads' allowance per address, of the
+	// API and the page alike.
+	guestPerMinute = 10
+)
+
+// uploadPage is the upload page's data, for a signed-in user or a guest.
+type uploadPage struct {
+	Guest         bool
+	Action        string // the no-JavaScript form's target, form token included
+	Endpoint      string // the API endpoint the script sends each file to
+	MaxFileSize   int64
+	MaxFiles      int // files of one no-JavaScript form
+	AllowedTypes  []string
+	ForbiddenExts []string
+	Accept        string // the file input's accept attribute; empty for any
+	Albums        []*album
+	AlbumID       string // the album selected
+	Permission    string // "1" public, "0" private (the default)
+	UsedBytes     int64
+	QuotaBytes    int64 // 0: no quota
+	PerMinute     int   // the guest allowance per address
+
+	Results []uploadCard // files a no-JavaScript form stored
+	Failed  *uploadCard  // the file a no-JavaScript form could not store
+	Skipped int          // files beyond MaxFiles, not read
+}
+
+// uploadCard is one file of the queue as a no-JavaScript form's answer
+// shows it: the same markup the script builds (docs/console.md#uploading).
+type uploadCard struct {
+	Name    string
+	Formats []uploadFormat
+	Error   string
+}
+
+// uploadFormat is one way to share a stored file, with a copy button.
+type uploadFormat struct {
+	ID, Format, Label, Value string
+}
+
+// newUploadCard lists the links of a stored file; the n-th card's field
+// ids stay unique on the page.
+func newUploadCard(n int, f *fileRecord) uploadCard {
+	c := uploadCard{Name: f.OriginName}
+	add := func(format, label, value string) {
+		if value != "" {
+			c.Formats = append(c.Formats, uploadFormat{ID: "r" + strconv.Itoa(n) + "-" + format,
+				Format: format, Label: label, Value: value})
+		}
+	}
+	add("url", "URL", f.Links.URL)
+	add("markdown", "Markdown", f.Links.Markdown)
+	add("html", "HTML", f.Links.HTML)
+	add("bbcode", "BBCode", f.Links.BBCode)
+	add("thumbnail", "Thumbnail URL", f.Links.ThumbnailURL)
+	return c
+}
+
+// acceptList turns allowed_types into a file input's accept attribute:
+// MIME types and families as they are, bare extensions with a dot. It is
+// only a hint to the browser's picker; the server decides.
+func acceptList(allowed List) string {
+	out := make([]string, 0, len(allowed))
+	for _, a := range allowed {
+		if strings.Contains(a, "/") {
+			out = append(out, a)
+		} else {
+			out = append(out, "."+a)
+		}
+	}
+	return strings.Join(out, ",")
+}

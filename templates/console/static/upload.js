@@ -1,0 +1,215 @@
+// The upload page (docs/console.md#uploading). Files dropped on the page,
+// pasted anywhere on it or chosen in the picker are each sent on their own
+// to the upload API, with a progress bar, and their links then shown with
+// copy buttons (console.js handles those). Without this script the form
+// posts to the page itself, which answers with the same cards.
+"use strict";
+
+(() => {
+  const form = document.getElementById("upload-form");
+  if (!form) return;
+  const input = document.getElementById("upload-input");
+  const zone = document.getElementById("dropzone");
+  const queue = document.getElementById("upload-queue");
+  const empty = document.getElementById("upload-empty");
+  const album = document.getElementById("upload-album");
+  const permission = document.getElementById("upload-permission");
+  const endpoint = form.dataset.endpoint;
+  const maxSize = Number(form.dataset.maxSize) || 0;
+
+  // A few files at a time keep each bar moving without starving the rest.
+  const parallel = 3;
+  const waiting = [];
+  let running = 0;
+  let counter = 0;
+
+  // The links of the upload answer (data.links), as the cards list them.
+  const formats = [
+    ["url", "URL", "url"],
+    ["markdown", "Markdown", "markdown"],
+    ["html", "HTML", "html"],
+    ["bbcode", "BBCode", "bbcode"],
+    ["thumbnail", "Thumbnail URL", "thumbnail_url"],
+  ];
+
+  // sentence makes an API message read as the server-rendered cards do.
+  function sentence(msg) {
+    msg = String(msg).trim();
+    if (!msg) return msg;
+    msg = msg[0].toUpperCase() + msg.slice(1);
+    return msg.endsWith(".") ? msg : msg + ".";
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // add queues files with the album and visibility chosen at that moment.
+  function add(files) {
+    for (const file of files) {
+      waiting.push(makeItem(file));
+    }
+    if (files.length && empty) empty.hidden = true;
+    pump();
+  }
+
+  function makeItem(file) {
+    const n = ++counter;
+    const name = file.name || "pasted file";
+    const li = el("li", "upload-item card");
+    li.dataset.state = "uploading";
+    li.appendChild(el("p", "upload-name", name));
+    if (file.type && file.type.startsWith("image/")) {
+      const img = el("img", "upload-preview");
+      img.alt = "Preview of " + name;
+      img.src = URL.createObjectURL(file);
+      img.addEventListener("load", () => URL.revokeObjectURL(img.src), { once: true });
+      li.appendChild(img);
+    }
+    const progress = el("progress", "upload-progress");
+    progress.max = 100;
+    progress.value = 0;
+    progress.setAttribute("aria-label", "Progress of " + name);
+    li.appendChild(progress);
+    queue.appendChild(li);
+    return {
+      n, file, name, li, progress,
+      album: album ? album.value : "",
+      permission: permission ? permission.value : "0",
+    };
+  }
+
+  function pump() {
+    while (running < parallel && waiting.length) {
+      running++;
+      send(waiting.shift());
+    }
+  }
+
+  function finish() {
+    running--;
+    pump();
+  }
+
+  function send(item) {
+    if (maxSize && item.file.size > maxSize) {
+      fail(item, "File is larger than the maximum file size.");
+      finish();
+      return;
+    }
+    const data = new FormData();
+    if (item.album) data.append("album_id", item.album);
+    data.append("permission", item.permission);
+    data.append("file", item.file, item.name);
+
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", endpoint);
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable && event.total > 0) {
+        item.progress.value = Math.min(99, Math.round((event.loaded * 100) / event.total));
+      }
+    });
+    xhr.addEventListener("load", () => {
+      let body = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch (err) {
+        body = null;
+      }
+      if (xhr.status === 200 && body && body.status && body.data && body.data.links) {
+        succeed(item, body.data.links);
+      } else if (body && body.message) {
+        fail(item, sentence(body.message));
+      } else {
+        fail(item, "The upload failed (HTTP " + xhr.status + ").");
+      }
+      finish();
+    });
+    xhr.addEventListener("error", () => {
+      fail(item, "The connection failed. Check your network and try again.");
+      finish();
+    });
+    xhr.addEventListener("abort", () => {
+      fail(item, "The upload was interrupted.");
+      finish();
+    });
+    xhr.send(data);
+  }
+
+  function succeed(item, links) {
+    item.progress.value = 100;
+    const result = el("div", "upload-result");
+    for (const [format, label, key] of formats) {
+      const value = links[key];
+      if (!value) continue;
+      const id = "u" + item.n + "-" + format;
+      const box = el("div", "copy");
+      const lab = el("label", "", label);
+      lab.htmlFor = id;
+      const row = el("div", "copy-row");
+      const field = el("input");
+      field.id = id;
+      field.type = "text";
+      field.readOnly = true;
+      field.value = value;
+      field.dataset.format = format;
+      const button = el("button", "", "Copy");
+      button.type = "button";
+      button.dataset.copy = id;
+      row.append(field, button);
+      box.append(lab, row);
+      result.appendChild(box);
+    }
+    item.li.appendChild(result);
+    item.li.dataset.state = "done";
+  }
+
+  function fail(item, message) {
+    const p = el("p", "upload-error", message);
+    p.setAttribute("role", "alert");
+    item.li.appendChild(p);
+    item.li.dataset.state = "error";
+  }
+
+  input.addEventListener("change", () => {
+    const files = Array.from(input.files);
+    input.value = "";
+    add(files);
+  });
+
+  // With the script, the form only ever sends through the queue.
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const files = Array.from(input.files);
+    input.value = "";
+    add(files);
+  });
+
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
+    zone.classList.add("dragging");
+  });
+  zone.addEventListener("dragleave", (event) => {
+    if (!zone.contains(event.relatedTarget)) zone.classList.remove("dragging");
+  });
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    if (event.dataTransfer) add(Array.from(event.dataTransfer.files));
+  });
+  // A file dropped beside the zone must not replace the page with itself.
+  document.addEventListener("dragover", (event) => event.preventDefault());
+  document.addEventListener("drop", (event) => event.preventDefault());
+
+  document.addEventListener("paste", (event) => {
+    const files = event.clipboardData ? Array.from(event.clipboardData.files) : [];
+    if (!files.length) return;
+    event.preventDefault();
+    add(files);
+  });
+})();
