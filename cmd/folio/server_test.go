@@ -27,16 +27,16 @@ func newTestApp(t *testing.T) (*app, *httpxtest.Client) {
 }
 
 // newTestAppOn wires the whole of Folio on the database db names, which may
-// already hold data, and temp storage.
-func newTestAppOn(t *testing.T, db sqlstoretest.Config) (*app, *httpxtest.Client) {
+// already hold data, and temp storage; env adds FOLIO_* settings.
+func newTestAppOn(t *testing.T, db sqlstoretest.Config, env ...string) (*app, *httpxtest.Client) {
 	t.Helper()
-	cfg, err := LoadConfig("", nil, []string{
+	cfg, err := LoadConfig("", nil, append([]string{
 		"FOLIO_DATABASE_DRIVER=" + db.Driver,
 		"FOLIO_DATABASE_DSN=" + db.DSN,
 		"FOLIO_STORAGE_DIR=" + t.TempDir(),
 		// the password is authtest.AdminPassword
 		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
-	})
+	}, env...))
 	if err != nil {
 		t.Fatal(err)
 	}
