@@ -57,6 +57,16 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Fallback("/upload/")
 
 	// Files and albums (console_files_http.go, console_albums_http.go).
+	p.Handle("GET /console/files", p.user(s.handleConsoleFiles))
+	p.Handle("POST /console/files/delete", p.user(s.handleConsoleDeleteFiles))
+	p.Handle("GET /console/files/{id}", p.user(s.handleConsoleFile))
+	p.Handle("POST /console/files/{id}", p.user(s.handleConsoleUpdateFile))
+	p.Handle("POST /console/files/{id}/delete", p.user(s.handleConsoleDeleteFile))
+	p.Handle("GET /console/albums", p.user(s.handleConsoleAlbums))
+	p.Handle("POST /console/albums", p.user(s.handleConsoleCreateAlbum))
+	p.Handle("GET /console/albums/{id}", p.user(s.handleConsoleAlbum))
+	p.Handle("POST /console/albums/{id}", p.user(s.handleConsoleUpdateAlbum))
+	p.Handle("POST /console/albums/{id}/delete", p.user(s.handleConsoleDeleteAlbum))
 
 	// Tokens and clients (console_tokens_http.go).
 

@@ -91,6 +91,7 @@ func keyBase(key string) string {
 type fileQuery struct {
 	UserID   string
 	AlbumID  string
+	NoAlbum  bool // only files in no album; AlbumID is then ignored
 	FileType string
 	Keyword  string
 	OrderBy  string // created_at, size or origin_name

@@ -108,7 +108,10 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	if q.UserID != "" {
 		where = append(where, "f.user_id = "+arg(q.UserID))
 	}
-	if q.AlbumID != "" {
+	switch {
+	case q.NoAlbum:
+		where = append(where, "f.album_id IS NULL")
+	case q.AlbumID != "":
 		where = append(where, "f.album_id = "+arg(q.AlbumID))
 	}
 	if q.FileType != "" {

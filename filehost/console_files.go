@@ -1,0 +1,125 @@
+package filehost
+
+import (
+	"net/url"
+	"strings"
+
+	"folio/templates"
+)
+
+// consoleFilesPage is how many files the console's grid shows a page.
+const consoleFilesPage = 40
+
+// consoleAlbumsPage is how many albums the console's album list shows a page.
+const consoleAlbumsPage = 20
+
+// consoleAlbumChoices bounds the albums offered in the console's album
+// pickers: one query, whatever the account holds.
+const consoleAlbumChoices = 500
+
+// consoleFileTypes are the file_type values the grid filters on, with the
+// names people read.
+var consoleFileTypes = []consoleChoice{
+	{"image", "Images"}, {"video", "Videos"}, {"audio", "Audio"}, {"file", "Documents and other files"},
+}
+
+// consoleChoice is one option of a select.
+type consoleChoice struct{ Value, Label string }
+
+// consoleCard is a file as the grid shows it.
+type consoleCard struct {
+	*fileRecord
+	Thumb string // same-origin thumbnail path; empty when there is none
+	Badge string // the extension shown instead of a thumbnail
+}
+
+// filesView is the "files" page's data.
+type filesView struct {
+	Files    []consoleCard
+	Albums   []*album
+	Types    []consoleChoice
+	Album    string // the album filter: "", "none" or an album id
+	Type     string
+	Keyword  string
+	Back     string // this page's path and query, where a batch delete returns
+	Filtered bool
+	Pager    *templates.ConsolePager
+}
+
+// fileView is the "file" page's data: the file and its edit form.
+type fileView struct {
+	File    *fileRecord
+	Kind    string // image, video, audio or file: what the preview shows
+	Src     string // same-origin path of the content, for the preview
+	Thumb   string
+	Copies  []templates.ConsoleCopy
+	Albums  []*album
+	Name    string // the form's values, as sent when a save failed
+	AlbumID string
+	Public  bool
+}
+
+// newCard prepares a file for the grid. Thumbnails and previews are
+// same-origin paths, not the absolute links: the console's CSP allows
+// images from 'self' only, and the links may name another host.
+func newCard(f *fileRecord) consoleCard {
+	c := consoleCard{fileRecord: f}
+	if canThumbnail(f.Mimetype, f.Width, f.Height) {
+		c.Thumb = "/t/" + f.hash
+	}
+	c.Badge = strings.ToUpper(f.Extension)
+	if c.Badge == "" {
+		c.Badge = strings.ToUpper(f.FileType)
+	}
+	return c
+}
+
+// newFileView prepares the detail page of f, whose links are set.
+func newFileView(f *fileRecord) *fileView {
+	v := &fileView{File: f, Kind: f.FileType, Src: "/" + linkPrefix(f.FileType) + "/" + f.hash,
+		Name: f.OriginName, AlbumID: f.AlbumID, Public: f.IsPublic}
+	if canThumbnail(f.Mimetype, f.Width, f.Height) {
+		v.Thumb = "/t/" + f.hash
+	}
+	v.Copies = []templates.ConsoleCopy{
+		{ID: "link-url", Label: "URL", Value: f.Links.URL},
+		{ID: "link-markdown", Label: "Markdown", Value: f.Links.Markdown},
+		{ID: "link-html", Label: "HTML", Value: f.Links.HTML},
+		{ID: "link-bbcode", Label: "BBCode", Value: f.Links.BBCode},
+	}
+	if f.Links.ThumbnailURL != "" {
+		v.Copies = append(v.Copies, templates.ConsoleCopy{ID: "link-thumb", Label: "Thumbnail", Value: f.Links.ThumbnailURL})
+	}
+	return v
+}
+
+// consoleFilesBack is where a batch delete returns: the grid the form was
+// on, or the first page of the grid when back is anything else.
+func consoleFilesBack(back string) string {
+	u, err := url.Parse(back)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Path != "/console/files" {
+		return "/console/files"
+	}
+	return "/console/files" + queryOf(u.Query())
+}
+
+// queryOf is "?"+q encoded, or "" when q is empty.
+func queryOf(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
+
+// albumsView is the "albums" page's data.
+type albumsView struct {
+	Albums []*album
+	Pager  *templates.ConsolePager
+	Form   albumRequest // the create form's values, as sent when it failed
+}
+
+// albumView is the "album" page's data.
+type albumView struct {
+	Album *album
+	Form  albumRequest
+}

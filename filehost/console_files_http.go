@@ -1,0 +1,205 @@
+package filehost
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"folio/auth"
+	"folio/httpx"
+	"folio/sqlstore"
+	"folio/templates"
+)
+
+// errNoSuchFile answers a file that is not the signed-in user's, or none.
+var errNoSuchFile = httpx.E(http.StatusNotFound, "There is no such file.")
+
+// handleConsoleFiles is GET /console/files: the user's files as a grid,
+// newest first, filtered by album ("none" for files in no album), type and
+// a keyword in the name. A constant number of queries whatever the page
+// holds: the files with their objects, their count, and the albums.
+func (s *Service) handleConsoleFiles(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	userID := auth.FromContext(ctx).UserID
+	p, err := httpx.ParsePaging(r, "size", consoleFilesPage, consoleFilesPage)
+	if err != nil {
+		return err
+	}
+	in := r.URL.Query()
+	q := fileQuery{UserID: userID, OrderBy: "created_at", Desc: true, Limit: p.Size, Offset: p.Offset(),
+		Keyword: strings.TrimSpace(in.Get("q"))}
+	data := filesView{Types: consoleFileTypes, Keyword: q.Keyword, Back: r.URL.RequestURI()}
+	filters := url.Values{}
+	switch a := strings.ToLower(strings.TrimSpace(in.Get("album"))); {
+	case a == "":
+	case a == "none":
+		q.NoAlbum, data.Album = true, a
+	default:
+		ok, err := s.ownAlbum(ctx, s.db, a, userID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return httpx.E(http.StatusNotFound, "There is no such album.")
+		}
+		q.AlbumID, data.Album = a, a
+	}
+	if data.Album != "" {
+		filters.Set("album", data.Album)
+	}
+	switch t := in.Get("type"); t {
+	case "", "image", "video", "audio", "file":
+		q.FileType, data.Type = t, t
+	default:
+		return httpx.BadRequest("There is no such file type.")
+	}
+	if q.FileType != "" {
+		filters.Set("type", q.FileType)
+	}
+	if q.Keyword != "" {
+		filters.Set("q", q.Keyword)
+	}
+	data.Filtered = len(filters) > 0
+	files, total, err := s.listFiles(ctx, q)
+	if err != nil {
+		return err
+	}
+	if data.Albums, err = s.albumChoices(ctx, userID); err != nil {
+		return err
+	}
+	data.Files = make([]consoleCard, len(files))
+	for i, f := range files {
+		data.Files[i] = newCard(f)
+	}
+	data.Pager = templates.NewConsolePager("/console/files", filters, p.Page, p.Size, total)
+	v := s.console.View(w, r, "My files", "files")
+	v.Data = data
+	s.console.Render(w, r, http.StatusOK, "files", v)
+	return nil
+}
+
+// albumChoices are the user's albums by name, for a picker.
+func (s *Service) albumChoices(ctx context.Context, userID string) ([]*album, error) {
+	albums, _, err := s.listAlbums(ctx, albumQuery{UserID: userID, OrderBy: "name", Limit: consoleAlbumChoices})
+	return albums, err
+}
+
+// handleConsoleDeleteFiles is POST /console/files/delete: the ticked files
+// of the grid. Ids that are not the user's files are ignored, as in
+// POST /api/v1/files/batch-delete.
+func (s *Service) handleConsoleDeleteFiles(w http.ResponseWriter, r *http.Request) error {
+	ids := r.PostForm["ids"]
+	if len(ids) == 0 {
+		return httpx.E(http.StatusUnprocessableEntity, "Select at least one file to delete.")
+	}
+	if err := checkBatch(ids); err != nil {
+		return httpx.E(http.StatusUnprocessableEntity, "Delete at most 1000 files at a time.")
+	}
+	n, err := s.deleteFiles(r.Context(), auth.FromContext(r.Context()).UserID, dedupIDs(ids))
+	if err != nil {
+		return err
+	}
+	msg := "Deleted " + plural(n, "file") + "."
+	s.console.Redirect(w, r, consoleFilesBack(r.PostFormValue("back")), msg)
+	return nil
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// consoleFile loads the signed-in user's file named by the path, with its
+// links; anyone else's is a 404.
+func (s *Service) consoleFile(r *http.Request) (*fileRecord, error) {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return nil, errNoSuchFile
+	}
+	f, err := s.fileByID(r.Context(), id, auth.FromContext(r.Context()).UserID)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, errNoSuchFile
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.setLinks(httpx.BaseURL(r))
+	return f, nil
+}
+
+// handleConsoleFile is GET /console/files/{id}: preview, facts, links and
+// the edit form.
+func (s *Service) handleConsoleFile(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.consoleFile(r)
+	if err != nil {
+		return err
+	}
+	return s.renderFile(w, r, http.StatusOK, newFileView(f), "")
+}
+
+func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int, data *fileView, problem string) error {
+	albums, err := s.albumChoices(r.Context(), auth.FromContext(r.Context()).UserID)
+	if err != nil {
+		return err
+	}
+	data.Albums = albums
+	v := s.console.View(w, r, data.File.OriginName, "files")
+	v.Error = problem
+	v.Data = data
+	s.console.Render(w, r, status, "file", v)
+	return nil
+}
+
+// handleConsoleUpdateFile is POST /console/files/{id}: the edit form sets
+// the name, the album ("" for none) and whether the file is public, with
+// the rules of PATCH /api/v1/files/{id}.
+func (s *Service) handleConsoleUpdateFile(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.consoleFile(r)
+	if err != nil {
+		return err
+	}
+	name, albumID, public := r.PostFormValue("origin_name"), r.PostFormValue("album_id"), r.PostFormValue("is_public") != ""
+	fail := func(msg string) error {
+		data := newFileView(f)
+		data.Name, data.AlbumID, data.Public = name, albumID, public
+		return s.renderFile(w, r, http.StatusUnprocessableEntity, data, msg)
+	}
+	patch := filePatch{OriginName: &name, AlbumID: &albumID, IsPublic: &public}
+	if err := patch.clean(); err != nil {
+		return fail("Enter a name of 1 to 255 characters, without slashes or control characters.")
+	}
+	err = s.updateFile(r.Context(), f.ID, auth.FromContext(r.Context()).UserID, patch)
+	switch {
+	case errors.Is(err, errBadAlbum):
+		return fail("Choose one of your albums.")
+	case errors.Is(err, sqlstore.ErrNotFound):
+		return errNoSuchFile
+	case err != nil:
+		return err
+	}
+	s.console.Redirect(w, r, "/console/files/"+f.ID, "Saved.")
+	return nil
+}
+
+// handleConsoleDeleteFile is POST /console/files/{id}/delete.
+func (s *Service) handleConsoleDeleteFile(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return errNoSuchFile
+	}
+	n, err := s.deleteFiles(r.Context(), auth.FromContext(r.Context()).UserID, []string{id})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errNoSuchFile
+	}
+	s.console.Redirect(w, r, "/console/files", "Deleted.")
+	return nil
+}
