@@ -69,6 +69,10 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/albums/{id}/delete", p.user(s.handleConsoleDeleteAlbum))
 
 	// Tokens and clients (console_tokens_http.go).
+	p.Handle("GET /console/tokens", p.user(s.handleConsoleTokens))
+	p.Handle("POST /console/tokens", p.user(s.handleConsoleCreateToken))
+	p.Handle("POST /console/tokens/sxcu", p.user(s.handleConsoleShareX))
+	p.Handle("POST /console/tokens/{id}/revoke", p.user(s.handleConsoleRevokeToken))
 
 	// Account (console_account_http.go).
 	p.Handle("GET /console/account", p.user(s.handleConsoleAccount))

@@ -1,5 +1,6 @@
 // Behaviour shared by every console page, for what a form cannot do alone:
-// copy buttons, confirmation of destructive actions, and select-all boxes.
+// copy buttons (of a field or of a <pre>), confirmation of destructive
+// actions, and select-all boxes.
 // Pages work without it; it only makes them quicker to use.
 "use strict";
 
@@ -20,8 +21,13 @@ document.addEventListener("click", (event) => {
   if (!button) return;
   const field = document.getElementById(button.dataset.copy);
   if (!field) return;
-  field.select();
-  copyText(field.value, button);
+  // A field copies its value; anything else (a <pre>) its text.
+  if (typeof field.select === "function") {
+    field.select();
+    copyText(field.value, button);
+  } else {
+    copyText(field.textContent, button);
+  }
 });
 
 // Forms marked data-confirm ask before they are sent.

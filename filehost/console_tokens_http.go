@@ -1,0 +1,102 @@
+package filehost
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"folio/auth"
+	"folio/httpx"
+	"folio/sqlstore"
+	"folio/templates"
+)
+
+// tokensPageSize is how many tokens the tokens page lists at once.
+const tokensPageSize = 20
+
+// handleConsoleTokens is GET /console/tokens: the account's live tokens,
+// never their values, the form to make one, and how to set up clients.
+func (s *Service) handleConsoleTokens(w http.ResponseWriter, r *http.Request) error {
+	return s.renderTokens(w, r, http.StatusOK, "", "", "")
+}
+
+// renderTokens renders the tokens page; name and expires are the create
+// form's input, kept when problem says why it was refused.
+func (s *Service) renderTokens(w http.ResponseWriter, r *http.Request, status int, name, expires, problem string) error {
+	p, err := httpx.ParsePaging(r, "size", tokensPageSize, 100)
+	if err != nil {
+		return err
+	}
+	toks, total, err := s.auth.ListAPITokens(r.Context(), auth.FromContext(r.Context()).UserID, p.Size, p.Offset())
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	rows := make([]tokenRow, len(toks))
+	for i, t := range toks {
+		rows[i] = tokenRow{APIToken: t, Expired: t.ExpiresAt != nil && !now.Before(*t.ExpiresAt)}
+	}
+	v := s.console.View(w, r, "API tokens", "tokens")
+	v.Error = problem
+	v.Data = tokensView{Tokens: rows, Name: name, Expires: expires,
+		Pager:   templates.NewConsolePager("/console/tokens", r.URL.Query(), p.Page, p.Size, total),
+		Clients: newClientSetup(v.BaseURL, placeholderToken)}
+	s.console.Render(w, r, status, "tokens", v)
+	return nil
+}
+
+// handleConsoleCreateToken is POST /console/tokens. The answer is the page
+// showing the value, not a redirect: the value exists only in this answer
+// and must not travel in a URL or a cookie.
+func (s *Service) handleConsoleCreateToken(w http.ResponseWriter, r *http.Request) error {
+	rawName, rawExpires := r.PostFormValue("name"), r.PostFormValue("expires_at")
+	name, exp, problem := parseTokenForm(rawName, rawExpires, s.now())
+	if problem != "" {
+		return s.renderTokens(w, r, http.StatusUnprocessableEntity, rawName, rawExpires, problem)
+	}
+	tok, err := s.auth.CreateAPIToken(r.Context(), auth.FromContext(r.Context()).UserID, name, exp)
+	if err != nil {
+		return err
+	}
+	v := s.console.View(w, r, "Token created", "tokens")
+	v.Data = tokenCreatedView{Name: tok.Name,
+		Value:   templates.ConsoleCopy{ID: "token-value", Label: "Your new token", Value: tok.Token},
+		Clients: newClientSetup(v.BaseURL, tok.Token)}
+	s.console.Render(w, r, http.StatusOK, "token-created", v)
+	return nil
+}
+
+// handleConsoleRevokeToken is POST /console/tokens/{id}/revoke; another
+// user's token is a 404, as if it did not exist.
+func (s *Service) handleConsoleRevokeToken(w http.ResponseWriter, r *http.Request) error {
+	notFound := httpx.E(http.StatusNotFound, "There is no such token.")
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return notFound
+	}
+	err = s.auth.RevokeAPIToken(r.Context(), auth.FromContext(r.Context()).UserID, id)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	s.console.Redirect(w, r, "/console/tokens", "Token revoked.")
+	return nil
+}
+
+// handleConsoleShareX is POST /console/tokens/sxcu: a ShareX custom
+// uploader for this site and the token in the form, as a download. It is a
+// POST so that the token never sits in a URL.
+func (s *Service) handleConsoleShareX(w http.ResponseWriter, r *http.Request) error {
+	tok := strings.TrimSpace(r.PostFormValue("token"))
+	if !looksLikeAPIToken(tok) {
+		return httpx.E(http.StatusUnprocessableEntity, "That is not an API token: tokens start with "+auth.APITokenPrefix+".")
+	}
+	base := httpx.BaseURL(r)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Disposition", `attachment; filename="`+sxcuFileName(base)+`"`)
+	_, _ = w.Write(indentJSON(newShareXUploader(base, tok)))
+	return nil
+}
