@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"folio/auth"
 	"folio/httpx"
@@ -54,8 +55,7 @@ func (s *Service) renderLogin(w http.ResponseWriter, r *http.Request, status int
 // is no way around it.
 func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) error {
 	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many sign-in attempts from your address. Wait a minute and try again."}
+		return tooMany(w, wait, "Too many sign-in attempts from your address. Wait a minute and try again.")
 	}
 	if err := s.console.CheckAnonForm(w, r); err != nil {
 		return err
@@ -107,8 +107,7 @@ func (s *Service) renderLoginCode(w http.ResponseWriter, r *http.Request, status
 // one can try the million codes.
 func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many sign-in attempts from your address. Wait a minute and try again."}
+		return tooMany(w, wait, "Too many sign-in attempts from your address. Wait a minute and try again.")
 	}
 	if err := s.console.CheckAnonForm(w, r); err != nil {
 		return err
@@ -120,8 +119,7 @@ func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request)
 		return nil
 	}
 	if ok, wait := s.codeLimit.Allow(userID); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many wrong codes for this account. Wait a minute and try again."}
+		return tooMany(w, wait, "Too many wrong codes for this account. Wait a minute and try again.")
 	}
 	err := s.auth.CheckSecondFactor(r.Context(), userID, r.PostFormValue("code"))
 	if errors.Is(err, auth.ErrInvalidOTP) {
@@ -192,8 +190,7 @@ func (s *Service) handleConsoleRegister(w http.ResponseWriter, r *http.Request) 
 		return httpx.E(http.StatusNotFound, "Registration is closed on this site.")
 	}
 	if ok, wait := s.registerLimit.Allow(httpx.ClientIP(r)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many attempts from your address. Wait a minute and try again."}
+		return tooMany(w, wait, "Too many attempts from your address. Wait a minute and try again.")
 	}
 	if err := s.console.CheckAnonForm(w, r); err != nil {
 		return err
@@ -213,4 +210,10 @@ func (s *Service) handleConsoleRegister(w http.ResponseWriter, r *http.Request) 
 		return nil
 	}
 	return s.startConsoleSession(w, r, u.ID, "/console/upload")
+}
+
+// tooMany is a console page's 429: Retry-After in whole seconds, and msg.
+func tooMany(w http.ResponseWriter, wait time.Duration, msg string) error {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	return &httpx.Error{Status: http.StatusTooManyRequests, Msg: msg}
 }

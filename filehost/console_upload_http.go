@@ -1,10 +1,8 @@
 package filehost
 
 import (
-	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"folio/auth"
 	"folio/httpx"
@@ -57,8 +55,7 @@ func (s *Service) handleConsoleGuestUpload(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	if ok, wait := s.guestLimit.Allow(httpx.ClientIP(r)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		return &httpx.Error{Status: http.StatusTooManyRequests, Msg: "Too many uploads from your address. Wait a minute and try again."}
+		return tooMany(w, wait, "Too many uploads from your address. Wait a minute and try again.")
 	}
 	b, err := s.upload(w, r, s.auth.GuestID(), 1)
 	return s.renderUploaded(w, r, true, b, err)

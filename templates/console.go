@@ -2,15 +2,12 @@ package templates
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
-	"mime"
 	"net/http"
 	"net/url"
 	"path"
@@ -150,15 +147,8 @@ func (c *Console) loadAssets() error {
 }
 
 func (c *Console) addAsset(name string, body []byte) {
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])[:12]
-	ext := path.Ext(name)
-	served := strings.TrimSuffix(name, ext) + "." + hash + ext
-	ctype := mime.TypeByExtension(ext)
-	if ctype == "" {
-		ctype = "application/octet-stream"
-	}
-	c.assets[served] = asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+	served, a := newAsset(name, body)
+	c.assets[served] = a
 	c.urls[name] = ConsoleStaticPrefix + served
 }
 
@@ -184,15 +174,10 @@ func (c *Console) Assets() map[string]int {
 // content hash, so answers may be cached for a year.
 func (c *Console) ServeAsset(w http.ResponseWriter, r *http.Request, file string) bool {
 	a, ok := c.assets[file]
-	if !ok {
-		return false
+	if ok {
+		a.serve(w, r)
 	}
-	h := w.Header()
-	h.Set("Content-Type", a.ctype)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("ETag", a.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
-	return true
+	return ok
 }
 
 // HasPage reports whether a console page template exists.

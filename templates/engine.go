@@ -286,15 +286,8 @@ func (e *Engine) loadAssets(theme fs.FS, themeDir string) error {
 				return fmt.Errorf("templates: read static/%s: %w", name, err)
 			}
 		}
-		sum := sha256.Sum256(body)
-		hash := hex.EncodeToString(sum[:])[:12]
-		ext := path.Ext(name)
-		served := strings.TrimSuffix(name, ext) + "." + hash + ext
-		ctype := mime.TypeByExtension(ext)
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
-		e.assets[served] = asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+		served, a := newAsset(name, body)
+		e.assets[served] = a
 		e.urls[name] = "/static/" + served
 	}
 	return nil
@@ -323,15 +316,33 @@ func (e *Engine) Assets() []string {
 // cached for a year.
 func (e *Engine) ServeAsset(w http.ResponseWriter, r *http.Request, file string) bool {
 	a, ok := e.assets[file]
-	if !ok {
-		return false
+	if ok {
+		a.serve(w, r)
 	}
+	return ok
+}
+
+// newAsset names an asset by a hash of its content ("style.css" →
+// "style.0123abcd4567.css").
+func newAsset(name string, body []byte) (string, asset) {
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])[:12]
+	ext := path.Ext(name)
+	ctype := mime.TypeByExtension(ext)
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	return strings.TrimSuffix(name, ext) + "." + hash + ext, asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+}
+
+// serve answers with the asset. Its name carries the content hash, so the
+// answer never changes and may be cached for a year.
+func (a asset) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("ETag", a.etag)
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
-	return true
 }
 
 // Render renders the site page of kind (KindHome, KindPost, …) into memory,
