@@ -54,6 +54,16 @@ func (s *Service) UserByID(ctx context.Context, id string) (*User, error) {
 	return u, nil
 }
 
+// UserByName loads a user by username, in any case; sqlstore.ErrNotFound
+// when there is none.
+func (s *Service) UserByName(ctx context.Context, username string) (*User, error) {
+	u, err := scanUser(s.db.QueryRow(ctx, "SELECT "+userColumns+" FROM users WHERE LOWER(username) = LOWER($1)", strings.TrimSpace(username)))
+	if err != nil {
+		return nil, fmt.Errorf("auth: load user by name: %w", err)
+	}
+	return u, nil
+}
+
 // CheckPassword finds an active, non-guest user by username or email and
 // checks the password in constant time whether or not the user exists.
 func (s *Service) CheckPassword(ctx context.Context, login, password string) (*User, error) {

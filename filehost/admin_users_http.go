@@ -87,20 +87,7 @@ func (s *Service) handleAdminDeleteUser(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	if id == s.auth.AdminID() || id == s.auth.GuestID() {
-		return httpError(auth.ErrProtectedUser)
-	}
-	// Disable first so that no new upload of theirs lands between the
-	// removal of their files and of the user.
-	disabled := auth.StatusDisabled
-	if _, err := s.auth.UpdateUser(ctx, id, auth.UserPatch{Status: &disabled}); err != nil {
-		return httpError(err)
-	}
-	if err := s.deleteUserFiles(ctx, id); err != nil {
-		return httpError(err)
-	}
-	if err := s.auth.DeleteUser(ctx, id); err != nil {
+	if err := s.removeUser(r.Context(), id); err != nil {
 		return httpError(err)
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, nil)

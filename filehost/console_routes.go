@@ -87,6 +87,15 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/account/sessions/{id}/revoke", p.user(s.handleConsoleRevokeSession))
 
 	// Administration (console_admin_http.go).
+	p.Handle("GET /console/admin/users", p.admin(s.handleConsoleAdminUsers))
+	p.Handle("POST /console/admin/users", p.admin(s.handleConsoleAdminCreateUser))
+	p.Handle("GET /console/admin/users/{id}", p.admin(s.handleConsoleAdminUser))
+	p.Handle("POST /console/admin/users/{id}", p.admin(s.handleConsoleAdminUpdateUser))
+	p.Handle("POST /console/admin/users/{id}/delete", p.admin(s.handleConsoleAdminDeleteUser))
+	p.Handle("GET /console/admin/files", p.admin(s.handleConsoleAdminFiles))
+	p.Handle("POST /console/admin/files/delete", p.admin(s.handleConsoleAdminDeleteFiles))
+	p.Handle("GET /console/admin/settings", p.admin(s.handleConsoleAdminSettings))
+	p.Handle("POST /console/admin/settings", p.admin(s.handleConsoleAdminSaveSettings))
 
 	p.Fallback("/console")
 	p.Fallback("/console/")
