@@ -33,3 +33,8 @@ type adminStats struct {
 
 // defaultTopUsers is how many users the stats rank unless ?top= says.
 const defaultTopUsers = 10
+
+// dayStats are the uploads of one day.
+type dayStats struct {
+	Files, Bytes int64
+}

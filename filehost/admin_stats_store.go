@@ -3,6 +3,9 @@ package filehost
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"folio/sqlstore"
 )
 
 func (s *Service) adminStats(ctx context.Context, top int) (*adminStats, error) {
@@ -56,4 +59,30 @@ func (s *Service) adminStats(ctx context.Context, top int) (*adminStats, error) 
 		return nil, fmt.Errorf("filehost: stats by user: %w", err)
 	}
 	return st, nil
+}
+
+// uploadsPerDay counts the files created on each UTC day from since on;
+// days without uploads are absent.
+func (s *Service) uploadsPerDay(ctx context.Context, since time.Time) (map[int64]dayStats, error) {
+	// created_at is Unix microseconds: integer division names the day on
+	// both databases.
+	rows, err := s.db.Query(ctx, `SELECT created_at / 86400000000, COUNT(*), COALESCE(SUM(size), 0)
+		FROM files WHERE created_at >= $1 GROUP BY created_at / 86400000000`, sqlstore.FromTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("filehost: uploads per day: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]dayStats{}
+	for rows.Next() {
+		var day int64
+		var d dayStats
+		if err := rows.Scan(&day, &d.Files, &d.Bytes); err != nil {
+			return nil, fmt.Errorf("filehost: uploads per day: %w", err)
+		}
+		out[day] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filehost: uploads per day: %w", err)
+	}
+	return out, nil
 }

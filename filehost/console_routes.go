@@ -86,7 +86,8 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/account/sessions/revoke-others", p.user(s.handleConsoleRevokeOthers))
 	p.Handle("POST /console/account/sessions/{id}/revoke", p.user(s.handleConsoleRevokeSession))
 
-	// Administration (console_admin_http.go).
+	// Administration (console_admin_http.go, console_dashboard_http.go).
+	p.Handle("GET /console/admin", p.admin(s.handleConsoleDashboard))
 	p.Handle("GET /console/admin/users", p.admin(s.handleConsoleAdminUsers))
 	p.Handle("POST /console/admin/users", p.admin(s.handleConsoleAdminCreateUser))
 	p.Handle("GET /console/admin/users/{id}", p.admin(s.handleConsoleAdminUser))

@@ -214,7 +214,25 @@ func (c *Console) funcs() template.FuncMap {
 		"isoDate":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"query":    queryWith,
 		"add":      func(a, b int) int { return a + b },
+		"dict":     dict,
 	}
+}
+
+// dict builds a map from pairs of key and value, to hand a partial more
+// than one value.
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, errors.New("dict wants pairs of key and value")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
 }
 
 // HumanBytes writes a size the way people read it: 0 B, 512 B, 1.5 KiB,
