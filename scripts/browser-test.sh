@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Real-browser test of the classic site: builds Folio, starts it on a free
-# loopback port with a throwaway SQLite database, seeds a category, tags,
-# posts and a page through the admin API, then loads the home page, a post
-# and a page in headless Chromium. It fails when an expected element is
-# missing from the rendered DOM or when the browser logs a console message
-# (a script error, a blocked or missing resource). Screenshots, wide and at
-# phone width, are kept in $BROWSER_TEST_SCREENSHOTS (default: a new folder under
-# /tmp, printed at the end).
+# Real-browser test: builds Folio, starts it on a free loopback port with a
+# throwaway SQLite database, seeds a category, tags, posts and a page through
+# the admin API, then loads the home page, a post and a page of the classic
+# site in headless Chromium. It fails when an expected element is missing
+# from the rendered DOM or when the browser logs a console message (a script
+# error, a blocked or missing resource). Then it seeds an account with the
+# role user and runs scripts/browser/console.mjs (playwright-core and
+# axe-core driving the same Chromium) through the web console's flows; see
+# README.md, "Browser tests". Screenshots, wide and at phone width, are kept
+# in $BROWSER_TEST_SCREENSHOTS (default: a new folder under /tmp, printed at
+# the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +33,23 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null ||
     fail "chromium is missing and could not be installed"
 fi
+if ! command -v zbarimg >/dev/null 2>&1; then
+  echo "== installing zbar-tools"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq zbar-tools >/dev/null ||
+    fail "zbarimg is missing and could not be installed"
+fi
 command -v curl >/dev/null 2>&1 || fail "curl is required"
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node and npm are required"
+
+# The console test's packages, from the committed lock file; installed
+# again only when the lock file changed since the last install.
+if ! cmp -s scripts/browser/package-lock.json scripts/browser/node_modules/.folio-lock.json; then
+  echo "== npm ci (scripts/browser)"
+  npm ci --prefix scripts/browser --no-audit --no-fund --loglevel=error >/dev/null ||
+    fail "npm ci in scripts/browser failed"
+  cp scripts/browser/package-lock.json scripts/browser/node_modules/.folio-lock.json
+fi
 
 echo "== build"
 go build -buildvcs=false -o "$work/folio" ./cmd/folio
@@ -149,5 +168,15 @@ echo "== feeds"
 curl -fsS "$base/feed.xml" | grep -qF '<title>Seeded post number 1</title>' || fail "/feed.xml lacks a post"
 curl -fsS "$base/sitemap.xml" | grep -qF "$base/pages/about" || fail "/sitemap.xml lacks the page"
 curl -fsS "$base/robots.txt" | grep -qF "Sitemap: $base/sitemap.xml" || fail "/robots.txt lacks the sitemap"
+
+echo "== console (playwright-core + axe-core)"
+user_name=browser-user
+user_password="browser-user-password-1"
+api POST /api/v1/admin/users "{\"username\":\"$user_name\",\"email\":\"$user_name@example.com\",
+  \"password\":\"$user_password\",\"role\":\"user\"}" >/dev/null
+BASE="$base" ADMIN_USER=admin ADMIN_PASSWORD="$password" \
+USER_NAME="$user_name" USER_PASSWORD="$user_password" SHOTS="$shots/console" \
+  timeout 600 node scripts/browser/console.mjs ||
+  { echo "--- server log (last 40 lines)" >&2; tail -n 40 "$work/server.log" >&2; fail "the console test failed (above)"; }
 
 echo "browser-test: OK; screenshots in $shots"

@@ -1,0 +1,776 @@
+// The console's real-browser test (docs/console.md): Debian's Chromium,
+// driven by playwright-core, walks the flows a person would — sign in,
+// upload by drop and paste, copy a link, manage files and albums, tokens
+// and a ShareX file, two-factor sign-in, and an administrator disabling the
+// account — and fails on anything a person would notice: a console error
+// or warning, an uncaught exception, a failed request, an unexpected HTTP
+// error, a Content Security Policy violation, or a serious accessibility
+// problem found by axe-core (in light and in dark mode). Every distinct
+// page is saved as a screenshot at 1280 and 390 pixels wide.
+//
+// scripts/browser-test.sh starts Folio and runs this with:
+//   BASE            the server's URL, e.g. http://127.0.0.1:41234
+//   ADMIN_USER      the administrator's username
+//   ADMIN_PASSWORD  and password
+//   USER_NAME       a seeded account with the role user
+//   USER_PASSWORD   and its password
+//   SHOTS           the folder for screenshots
+//   CONSOLE_STEPS   optional: the steps to run, by letter ("a,b,c"); later
+//                   steps build on earlier ones (c needs b's uploads)
+import { chromium } from "playwright-core";
+import { createHmac } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) {
+    console.error(`console.mjs: the environment variable ${name} is required`);
+    process.exit(2);
+  }
+  return v;
+};
+const BASE = env("BASE").replace(/\/+$/, "");
+const ADMIN_USER = env("ADMIN_USER");
+const ADMIN_PASSWORD = env("ADMIN_PASSWORD");
+const USER_NAME = env("USER_NAME");
+const USER_PASSWORD = env("USER_PASSWORD");
+const SHOTS = env("SHOTS");
+mkdirSync(SHOTS, { recursive: true });
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+// Generous: the CI machine has two cores and runs the Go tests beside us.
+const WAIT = 20_000;
+
+// ---------------------------------------------------------------------------
+// Failures and the step log
+
+class StepFailure extends Error {}
+
+let currentStep = "(start)";
+const summary = [];
+
+function fail(message) {
+  throw new StepFailure(`${currentStep}: ${message}`);
+}
+
+function check(cond, message) {
+  if (!cond) fail(message);
+}
+
+// ---------------------------------------------------------------------------
+// The harness: every page we open is watched.
+
+// Allowances a step declares for the HTTP errors and aborted requests it
+// provokes on purpose; they end with the step.
+let allowances = [];
+
+function allow({ status, url, failure }) {
+  allowances.push({ status, url, failure });
+}
+
+function allowed(kind, url, value) {
+  return allowances.some((a) => (a.url ? a.url.test(url) : true) &&
+    (kind === "status" ? a.status === value : a.failure && a.failure.test(value)));
+}
+
+const problems = [];
+
+function watch(page, who) {
+  page.on("console", (msg) => {
+    const type = msg.type();
+    const text = msg.text();
+    if (/Content.Security.Policy/i.test(text)) {
+      problems.push(`${who}: CSP message in the console on ${page.url()}: ${text}`);
+      return;
+    }
+    if (type !== "error" && type !== "warning") return;
+    // Chromium logs a failed subresource as a console error too; the
+    // response check below has already judged it.
+    const m = /status of (\d{3})/.exec(text);
+    if (m && /Failed to load resource/.test(text) && allowed("status", msg.location()?.url || "", Number(m[1]))) return;
+    const loc = msg.location();
+    problems.push(`${who}: console ${type} on ${page.url()}: ${text}${loc?.url ? ` (${loc.url}:${loc.lineNumber})` : ""}`);
+  });
+  page.on("pageerror", (err) => problems.push(`${who}: uncaught exception on ${page.url()}: ${err.message}`));
+  page.on("requestfailed", (req) => {
+    const failure = req.failure()?.errorText || "unknown";
+    if (allowed("failure", req.url(), failure)) return;
+    // Chromium cancels a page's icon fetch when the page moves on before it
+    // arrives; that is no fault of the page.
+    if (req.resourceType() !== "document" && /\/favicon\.[0-9a-f]+\.svg$/.test(req.url()) && /ERR_ABORTED/.test(failure)) return;
+    problems.push(`${who}: request failed: ${req.method()} ${req.url()}: ${failure}`);
+  });
+  page.on("response", (res) => {
+    const status = res.status();
+    if (status < 400 || allowed("status", res.url(), status)) return;
+    problems.push(`${who}: HTTP ${status} for ${res.request().method()} ${res.url()}`);
+  });
+  page.on("dialog", (d) => d.accept().catch(() => {}));
+}
+
+async function newContext(browser, who) {
+  const context = await browser.newContext({
+    baseURL: BASE,
+    viewport: { width: 1280, height: 900 },
+    colorScheme: "light",
+    acceptDownloads: true,
+  });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE });
+  // Violations are reported to Node at once (a page that navigates away
+  // would lose them) and kept on window for a look in the devtools.
+  await context.exposeBinding("__folioReportCSP", (_src, v) => {
+    problems.push(`${who}: CSP violation on ${v.documentURI}: ${v.effectiveDirective} blocked ${v.blockedURI || "(inline)"}` +
+      `${v.sourceFile ? ` at ${v.sourceFile}:${v.lineNumber}` : ""} ${v.sample ? `sample: ${v.sample}` : ""}`);
+  });
+  await context.addInitScript(() => {
+    window.__folioCSP = [];
+    document.addEventListener("securitypolicyviolation", (e) => {
+      const v = {
+        documentURI: e.documentURI, effectiveDirective: e.effectiveDirective, blockedURI: e.blockedURI,
+        sourceFile: e.sourceFile, lineNumber: e.lineNumber, sample: e.sample,
+      };
+      window.__folioCSP.push(v);
+      window.__folioReportCSP?.(v);
+    });
+  });
+  context.setDefaultTimeout(WAIT);
+  context.setDefaultNavigationTimeout(WAIT * 2);
+  const page = await context.newPage();
+  watch(page, who);
+  return { context, page, who };
+}
+
+// settle waits for the page to be loaded and quiet, then fails on whatever
+// the watchers collected.
+async function settle(page) {
+  await page.waitForLoadState("load");
+  await page.waitForLoadState("networkidle").catch(() => {});
+  // The CSP event is async; one frame lets it arrive.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))).catch(() => {});
+  if (problems.length) fail(`the browser reported problems:\n  - ${problems.join("\n  - ")}`);
+}
+
+// axe runs axe-core on the page in light and dark mode and fails on
+// serious and critical violations.
+async function axe(page, name) {
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    // Not addScriptTag: the CSP forbids it, rightly.
+    const has = await page.evaluate(() => typeof window.axe === "object");
+    if (!has) await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ["violations"] });
+      return r.violations.map((v) => ({
+        id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+        nodes: v.nodes.map((n) => ({ target: n.target.join(" "), summary: n.failureSummary, html: n.html })),
+      }));
+    });
+    const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    if (bad.length) {
+      const lines = bad.map((v) => `[${v.impact}] ${v.id}: ${v.help}\n` +
+        v.nodes.slice(0, 5).map((n) => `      at ${n.target}: ${n.html.slice(0, 160)}\n        ${(n.summary || "").replace(/\n/g, "\n        ")}`).join("\n") +
+        (v.nodes.length > 5 ? `\n      … and ${v.nodes.length - 5} more` : ""));
+      fail(`axe-core found accessibility violations on ${name} (${page.url()}, ${scheme} mode):\n    ${lines.join("\n    ")}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+const shotNames = new Set();
+
+// look checks a page a person sees: quiet, accessible, and photographed
+// at desktop and phone widths (once per name).
+async function look(page, name) {
+  await settle(page);
+  await axe(page, name);
+  const title = await page.title();
+  check(title.trim() !== "", `${name} has no <title>`);
+  const h1 = await page.locator("h1").count();
+  check(h1 === 1, `${name} has ${h1} <h1> elements; a page has exactly one`);
+  if (!shotNames.has(name)) {
+    shotNames.add(name);
+    await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: join(SHOTS, `${name}-390-dark.png`), fullPage: true });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize(size);
+  }
+  await settle(page);
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers that name the step and the selector when they fail.
+
+async function need(page, selector, what = selector) {
+  try {
+    await page.waitForSelector(selector, { state: "attached", timeout: WAIT });
+  } catch {
+    fail(`${page.url()} lacks ${what} (selector ${selector}) after ${WAIT / 1000} s`);
+  }
+  return page.locator(selector).first();
+}
+
+async function go(page, path) {
+  const res = await page.goto(path, { waitUntil: "load" });
+  check(res, `no response for ${path}`);
+  check(res.status() < 400 || allowed("status", res.url(), res.status()), `GET ${path} answered ${res.status()}`);
+  return res;
+}
+
+// submit clicks the submit button of a form (or the button itself) and
+// waits for the page it leads to.
+async function submit(page, selector) {
+  const el = await need(page, selector);
+  const tag = await el.evaluate((e) => e.tagName);
+  const button = tag === "FORM"
+    ? el.locator('button[type=submit], button:not([type]), input[type=submit]').first()
+    : el;
+  if ((await button.count()) === 0) fail(`${selector} has no submit button`);
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), button.click()]);
+}
+
+async function valueOf(page, selector) {
+  const el = await need(page, selector);
+  return (await el.evaluate((e) => ("value" in e && e.tagName !== "LI" ? e.value : e.textContent))).trim();
+}
+
+async function flash(page) {
+  await need(page, "p.flash", "the flash message (p.flash)");
+  return (await page.locator("p.flash").first().textContent()).trim();
+}
+
+const reEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+async function path(page) {
+  return new URL(page.url()).pathname;
+}
+
+// ---------------------------------------------------------------------------
+// Test data made here: small images, a TOTP code.
+
+function crc32(buf) {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+// png draws a w×h RGB gradient tinted by seed, so each file is distinct.
+function png(w, h, seed) {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const raw = Buffer.alloc(h * (1 + w * 3));
+  for (let y = 0; y < h; y++) {
+    raw[y * (1 + w * 3)] = 0;
+    for (let x = 0; x < w; x++) {
+      const o = y * (1 + w * 3) + 1 + x * 3;
+      raw[o] = (x * 5 + seed * 70) & 255;
+      raw[o + 1] = (y * 7 + seed * 30) & 255;
+      raw[o + 2] = (160 + seed * 40) & 255;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+// A 48×32 JPEG and a 24×24 GIF, encoded once with Go's image/jpeg and
+// image/gif (Node has no encoder for either).
+const JPEG = Buffer.from("/9j/2wCEAA0JCgsKCA0LCgsODg0PEyAVExISEyccHhcgLikxMC4pLSwzOko+MzZGNywtQFdBRkxOUlNSMj5aYVpQYEpRUk8BDg4OExETJhUVJk81LTVPT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT//AABEIACAAMAMBIgACEQEDEQH/xAGiAAABBQEBAQEBAQAAAAAAAAAAAQIDBAUGBwgJCgsQAAIBAwMCBAMFBQQEAAABfQECAwAEEQUSITFBBhNRYQcicRQygZGhCCNCscEVUtHwJDNicoIJChYXGBkaJSYnKCkqNDU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6g4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2drh4uPk5ebn6Onq8fLz9PX29/j5+gEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoLEQACAQIEBAMEBwUEBAABAncAAQIDEQQFITEGEkFRB2FxEyIygQgUQpGhscEJIzNS8BVictEKFiQ04SXxFxgZGiYnKCkqNTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqCg4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2dri4+Tl5ufo6ery8/T19vf4+fr/2gAMAwEAAhEDEQA/AM5Y6mWOpVjqZY69yUzzaVQiWOpVjqZY6mWOsZTPSpVCFY6mWOpljqZY6wlM9OlUM1Y6mWOpVjqZY6cpnxdKoRLHUyx1KsdTLHWEpnpUqhCsdTLHUyx1MsdYymelSqH/2Q==", "base64");
+const GIF = Buffer.from("R0lGODlhGAAYAIcAAAAAAAAARAAAiAAAzABEAABERABEiABEzACIAACIRACIiACIzADMAADMRADMiADMzADd3REREQAAVQAAmQAA3QBVAABVVQBMmQBJ3QCZAACZTACZmQCT3QDdAADdSQDdkwDungDu7iIiIgAAZgAAqgAA7gBmAABmZgBVqgBP7gCqAACqVQCqqgCe7gDuAADuTwD/VQD/qgD//zMzMwAAdwAAuwAA/wB3AAB3dwBduwBV/wC7AAC7XQC7uwCq/wD/AEQAREQAiEQAzEREAEREREREiEREzESIAESIRESIiESIzETMAETMRETMiETMzEQAAFUAAFUAVUwAmUkA3VVVAFVVVUxMmUlJ3UyZAEyZTEyZmUmT3UndAEndSUndk0nd3U/u7mYAAGYAZlUAqk8A7mZmAGZmZlVVqk9P7lWqAFWqVVWqqk+e7k/uAE/uT0/unlX/qlX//3cAAHcAd10Au1UA/3d3AHd3d11du1VV/127AF27XV27u1Wq/1X/AFX/VYgAiIgAzIhEAIhERIhEiIhEzIiIAIiIRIiIiIiIzIjMAIjMRIjMiIjMzIgAAIgARJkATJkAmZMA3ZlMAJlMTJlMmZNJ3ZmZAJmZTJmZmZOT3ZPdAJPdSZPdk5Pd3ZkAAKoAAKoAVaoAqp4A7qpVAKpVVapVqp5P7qqqAKqqVaqqqp6e7p7uAJ7uT57unp7u7qr//7sAALsAXbsAu6oA/7tdALtdXbtdu6pV/7u7ALu7Xbu7u6qq/6r/AKr/Var/qswAzMxEAMxERMxEiMxEzMyIAMyIRMyIiMyIzMzMAMzMRMzMiMzMzMwAAMwARMwAiN0Ak90A3d1JAN1JSd1Jk91J3d2TAN2TSd2Tk92T3d3dAN3dSd3dk93d3d0AAN0ASe4AT+4Anu4A7u5PAO5PT+5Pnu5P7u6eAO6eT+6enu6e7u7uAO7uT+7unu7u7u4AAP8AAP8AVf8Aqv8A//9VAP9VVf9Vqv9V//+qAP+qVf+qqv+q////AP//Vf//qv///ywAAAAAGAAYAAAIbgDPCRwooaDBgQQNFkQoUOFChg4lMDwXcWJFiA4tZsSoUGNHjgdBRnyI8GLJjSc/pgy5kmRClS9ZxnTZEOVMiSJxTmyp86ZHmTVhBgVK0eZQmkWFJiVq0mfOpkd7Rv2JFOrSqkavStVKdatVqwEBADs=", "base64");
+
+const DROPPED = [
+  { name: "sunrise-meadow.png", type: "image/png", bytes: png(64, 40, 1) },
+  { name: "harbour-lights.jpg", type: "image/jpeg", bytes: JPEG },
+  { name: "lantern-pattern.gif", type: "image/gif", bytes: GIF },
+];
+const PASTED = { name: "pasted-screenshot.png", type: "image/png", bytes: png(80, 50, 3) };
+
+function base32Decode(s) {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0, value = 0;
+  const out = [];
+  for (const ch of s.replace(/[\s=-]/g, "").toUpperCase()) {
+    const i = alphabet.indexOf(ch);
+    if (i < 0) throw new Error(`not base32: ${ch}`);
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+// totp is RFC 6238 with SHA-1, 30-second steps and 6 digits.
+function totp(secret, step) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac("sha1", base32Decode(secret)).update(counter).digest();
+  const o = mac[mac.length - 1] & 15;
+  const n = ((mac[o] & 0x7f) << 24) | (mac[o + 1] << 16) | (mac[o + 2] << 8) | mac[o + 3];
+  return String(n % 1_000_000).padStart(6, "0");
+}
+
+const totpStep = () => Math.floor(Date.now() / 30_000);
+
+// apiUpload sends a file to the Lsky upload endpoint as a client would.
+async function apiUpload(token, file) {
+  const form = new FormData();
+  form.append("file", new Blob([file.bytes], { type: file.type }), file.name);
+  const res = await fetch(`${BASE}/api/v1/upload`, { method: "POST", body: form, headers: { Authorization: `Bearer ${token}` } });
+  let body = null;
+  try { body = await res.json(); } catch { /* judged by the caller */ }
+  return { status: res.status, body };
+}
+
+// ---------------------------------------------------------------------------
+// The steps, in the order a new user meets the console.
+
+const state = {};
+
+async function signIn(page, username, password) {
+  await go(page, "/console/login");
+  await (await need(page, "#login", "the username field #login")).fill(username);
+  await (await need(page, "#password", "the password field #password")).fill(password);
+  await submit(page, 'form[action="/console/login"]');
+}
+
+async function stepSignIn(u) {
+  await go(u.page, "/console/login");
+  await need(u.page, '#login[name="username"]', "the username field #login[name=username]");
+  await look(u.page, "login");
+  await signIn(u.page, USER_NAME, USER_PASSWORD);
+  check((await path(u.page)) === "/console/upload", `signing in led to ${u.page.url()}, not /console/upload`);
+  await look(u.page, "upload");
+}
+
+async function stepUpload(u) {
+  const page = u.page;
+  await need(page, "#dropzone", "the drop zone #dropzone");
+  // Progress bars may come and go within a blink, so the page remembers
+  // every upload item that ever held one.
+  await page.evaluate(() => {
+    window.__sawProgress = new WeakSet();
+    const mark = () => {
+      for (const li of document.querySelectorAll("#upload-queue li.upload-item")) {
+        if (li.querySelector("progress.upload-progress")) window.__sawProgress.add(li);
+      }
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        for (const n of r.addedNodes) {
+          if (n.nodeType !== 1) continue;
+          const li = n.closest?.("li.upload-item") || (r.target.closest?.("li.upload-item"));
+          if (li && (n.matches("progress.upload-progress") || n.querySelector("progress.upload-progress"))) window.__sawProgress.add(li);
+        }
+      }
+      mark();
+    }).observe(document.body, { childList: true, subtree: true });
+    window.__markProgress = mark;
+  });
+  const asArgs = (files) => files.map((f) => ({ name: f.name, type: f.type, b64: f.bytes.toString("base64") }));
+  const dropped = await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name, { type: f.type }));
+    }
+    const zone = document.querySelector("#dropzone");
+    const results = {};
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      const ev = new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt });
+      zone.dispatchEvent(ev);
+      results[type] = ev.defaultPrevented;
+    }
+    window.__markProgress();
+    return results;
+  }, asArgs(DROPPED));
+  check(dropped.dragover && dropped.drop, `#dropzone must cancel dragover and drop (preventDefault), got ${JSON.stringify(dropped)}`);
+  await waitUploads(page, DROPPED.length);
+
+  await page.evaluate((f) => {
+    const bin = atob(f.b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], f.name, { type: f.type }));
+    document.dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: dt }));
+    window.__markProgress();
+  }, asArgs([PASTED])[0]);
+  await waitUploads(page, DROPPED.length + 1);
+
+  const items = await page.evaluate(() => [...document.querySelectorAll("#upload-queue li.upload-item")].map((li) => ({
+    text: li.textContent.replace(/\s+/g, " ").trim().slice(0, 120),
+    progress: window.__sawProgress.has(li),
+    formats: [...li.querySelectorAll(".upload-result input[data-format]")].map((i) => [i.dataset.format, i.value]),
+  })));
+  for (const it of items) {
+    check(it.progress, `the upload item "${it.text}" never showed a progress.upload-progress`);
+    const formats = Object.fromEntries(it.formats);
+    for (const f of ["url", "markdown", "html", "bbcode", "thumbnail"]) {
+      check(formats[f], `the upload item "${it.text}" has no .upload-result input[data-format=${f}] with a value`);
+    }
+    check(/^https?:\/\//.test(formats.url), `the url of "${it.text}" is not a URL: ${formats.url}`);
+  }
+  for (const f of [...DROPPED, PASTED]) {
+    check(items.some((it) => it.formats.some(([, v]) => v.includes(f.name)) || it.text.includes(f.name)),
+      `no upload item names ${f.name}`);
+  }
+
+  // Copy the Markdown of the first file with its button.
+  const md = page.locator("#upload-queue li.upload-item").first().locator('.upload-result input[data-format="markdown"]');
+  const expected = await md.inputValue();
+  const id = await md.getAttribute("id");
+  let button = id ? page.locator(`button[data-copy="${id}"]`) : null;
+  if (!button || (await button.count()) === 0) button = md.locator("xpath=..").locator("button");
+  check((await button.count()) > 0, "no copy button next to the markdown field");
+  await page.evaluate(() => navigator.clipboard.writeText(""));
+  await button.first().click();
+  let copied = "";
+  for (let i = 0; i < 50 && copied !== expected; i++) {
+    copied = await page.evaluate(() => navigator.clipboard.readText());
+    if (copied !== expected) await page.waitForTimeout(100);
+  }
+  check(copied === expected, `the copy button put ${JSON.stringify(copied)} on the clipboard, not ${JSON.stringify(expected)}`);
+  check(/^!\[[^\]]*\]\(https?:\/\/[^)\s]+\)$/.test(copied), `the copied markdown does not look like ![name](http…): ${copied}`);
+  await look(page, "upload-done");
+}
+
+async function waitUploads(page, n) {
+  try {
+    await page.waitForFunction((n) => {
+      const items = [...document.querySelectorAll("#upload-queue li.upload-item")];
+      if (items.some((li) => li.dataset.state === "error")) return true;
+      return items.length >= n && items.every((li) => li.dataset.state === "done");
+    }, n, { timeout: WAIT * 2 });
+  } catch {
+    const states = await page.evaluate(() => [...document.querySelectorAll("#upload-queue li.upload-item")].map((li) => li.dataset.state));
+    fail(`waited for ${n} #upload-queue li.upload-item[data-state=done]; have ${JSON.stringify(states)}`);
+  }
+  const errors = await page.evaluate(() => [...document.querySelectorAll('#upload-queue li.upload-item[data-state="error"]')].map((li) => li.textContent.replace(/\s+/g, " ").trim()));
+  check(errors.length === 0, `uploads failed: ${errors.join("; ")}`);
+  await settle(page);
+}
+
+async function cards(page) {
+  return page.evaluate(() => [...document.querySelectorAll("li.file-card")].map((li) => ({
+    text: li.textContent.replace(/\s+/g, " ").trim(),
+    id: li.querySelector("input[name=ids]")?.value || "",
+    href: li.querySelector('a[href^="/console/files/"]')?.getAttribute("href") || "",
+  })));
+}
+
+async function filter(page, fill) {
+  const form = page.locator("form:has(#filter-q)").first();
+  await need(page, "form:has(#filter-q)", "the filter form (a form holding #filter-q)");
+  await fill();
+  const button = form.locator('button[type=submit], button:not([type]), input[type=submit]');
+  if ((await button.count()) > 0) {
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), button.first().click()]);
+  } else {
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.locator("#filter-q").press("Enter")]);
+  }
+  await settle(page);
+}
+
+async function stepFiles(u) {
+  const page = u.page;
+  // An album first, to move a file into.
+  await go(page, "/console/albums");
+  await need(page, "#album-create", "the new-album form #album-create");
+  await look(page, "albums-empty");
+  await page.locator('#album-create [name="name"]').fill("Seaside trip");
+  await submit(page, "#album-create");
+  await flash(page);
+  if ((await path(page)) !== "/console/albums") await look(page, "album");
+  await go(page, "/console/albums");
+  check((await page.locator("main").textContent()).includes("Seaside trip"), "the new album is not listed on /console/albums");
+  await look(page, "albums");
+
+  await go(page, "/console/files");
+  await need(page, "li.file-card", "a file card (li.file-card)");
+  await look(page, "files");
+  const all = await cards(page);
+  check(all.length >= 4, `/console/files shows ${all.length} cards, expected the 4 uploads`);
+
+  await filter(page, () => page.locator("#filter-q").fill("harbour"));
+  let shown = await cards(page);
+  check(shown.length === 1 && shown[0].text.includes("harbour"),
+    `filtering by "harbour" shows ${shown.length} cards: ${shown.map((c) => c.text).join(" | ")}`);
+  await look(page, "files-filtered");
+
+  // By type: images keep every card; another type shows none of ours.
+  const options = await page.locator("#filter-type option").evaluateAll((os) => os.map((o) => ({ value: o.value, label: o.textContent.trim() })));
+  check(options.length > 1, "#filter-type offers no types");
+  const image = options.find((o) => /image/i.test(o.value + o.label));
+  check(image, `#filter-type has no option for images: ${JSON.stringify(options)}`);
+  await filter(page, async () => {
+    await page.locator("#filter-q").fill("");
+    await page.locator("#filter-type").selectOption(image.value);
+  });
+  shown = await cards(page);
+  check(shown.length === all.length, `filtering by type ${image.value} shows ${shown.length} cards, expected ${all.length}`);
+  const other = options.find((o) => o.value && !/image/i.test(o.value + o.label));
+  if (other) {
+    await filter(page, () => page.locator("#filter-type").selectOption(other.value));
+    shown = await cards(page);
+    check(shown.length === 0, `filtering by type ${other.value} shows our images: ${shown.map((c) => c.text).join(" | ")}`);
+    await need(page, "p.empty", "the empty state p.empty");
+    await look(page, "files-empty");
+  }
+
+  // Detail: rename and move into the album.
+  const harbour = all.find((c) => c.text.includes("harbour"));
+  check(harbour?.href, "the harbour card has no link to /console/files/{id}");
+  await go(page, harbour.href);
+  await need(page, "#file-edit", "the edit form #file-edit");
+  await look(page, "file-detail");
+  await page.locator("#file-edit #edit-name").fill("harbour-at-night.jpg");
+  const albumValue = await page.locator("#edit-album option").evaluateAll((os) => os.find((o) => o.textContent.includes("Seaside trip"))?.value);
+  check(albumValue, "#edit-album has no option for the album Seaside trip");
+  await page.locator("#edit-album").selectOption(albumValue);
+  await submit(page, "#file-edit");
+  await flash(page);
+  check((await page.locator("#edit-name").inputValue()) === "harbour-at-night.jpg", "the new name was not kept");
+  check((await page.locator("#edit-album").inputValue()) === albumValue, "the album was not kept");
+  await look(page, "file-detail-saved");
+  state.keptFile = harbour;
+
+  // Delete two others at once.
+  await go(page, "/console/files");
+  await need(page, "li.file-card input[name=ids]", "a selection box li.file-card input[name=ids]");
+  const victims = (await cards(page)).filter((c) => c.id && !c.text.includes("harbour")).slice(0, 2);
+  check(victims.length === 2, "fewer than two other cards to delete");
+  for (const v of victims) await page.locator(`li.file-card input[name=ids][value="${v.id}"]`).check();
+  await submit(page, "#delete-selected");
+  await settle(page);
+  const left = await cards(page);
+  for (const v of victims) check(!left.some((c) => c.id === v.id), `the deleted file ${v.text} is still listed`);
+  check(left.length === all.length - 2, `after deleting two of ${all.length} files, ${left.length} are listed`);
+  await look(page, "files-after-delete");
+}
+
+async function stepTokens(u) {
+  const page = u.page;
+  const name = "browser-sharex";
+  await go(page, "/console/tokens");
+  await need(page, "#token-create", "the new-token form #token-create");
+  await look(page, "tokens");
+  await page.locator("#token-name").fill(name);
+  await submit(page, "#token-create");
+  const token = await valueOf(page, "#token-value");
+  check(token.startsWith("folio_"), `#token-value does not start with folio_: ${token}`);
+  await look(page, "token-created");
+
+  const dl = await need(page, "#download-sxcu", "the ShareX download #download-sxcu");
+  const tag = await dl.evaluate((e) => e.tagName);
+  const clickable = tag === "FORM" ? dl.locator('button[type=submit], button:not([type]), input[type=submit]').first() : dl;
+  // A download ends the navigation that brought it; Chromium calls that
+  // aborted.
+  // A button's formAction is the page's own URL when it has no formaction
+  // attribute: ask for the attribute, then the form.
+  const action = await clickable.evaluate((b) => new URL(b.getAttribute("formaction") || b.form?.action || b.href || location.href, location.href).pathname);
+  allow({ failure: /ERR_ABORTED/, url: new RegExp(`^${reEscape(BASE + action)}(\\?|$)`) });
+  const [download] = await Promise.all([page.waitForEvent("download"), clickable.click()]);
+  const file = await download.path();
+  check(file, `the download failed: ${await download.failure()}`);
+  check(/\.sxcu$/.test(download.suggestedFilename()), `the download is named ${download.suggestedFilename()}, not *.sxcu`);
+  let sxcu;
+  try { sxcu = JSON.parse(readFileSync(file, "utf8")); } catch (e) { fail(`the .sxcu is not JSON: ${e.message}`); }
+  check(sxcu.RequestURL === `${BASE}/api/v1/upload`, `.sxcu RequestURL is ${sxcu.RequestURL}, not ${BASE}/api/v1/upload`);
+  check(sxcu.Headers?.Authorization === `Bearer ${token}`, `.sxcu Authorization is ${sxcu.Headers?.Authorization}`);
+  await settle(page);
+
+  let res = await apiUpload(token, { name: "via-token.png", type: "image/png", bytes: png(30, 30, 5) });
+  check(res.status === 200 && res.body?.status === true, `an upload with the new token answered ${res.status} ${JSON.stringify(res.body)}`);
+
+  await go(page, "/console/tokens");
+  const row = await need(page, `tr[data-token="${name}"]`, `the token's row tr[data-token="${name}"]`);
+  check((await row.locator("form.token-revoke").count()) === 1, `the row of ${name} has no form.token-revoke`);
+  await submit(page, `tr[data-token="${name}"] form.token-revoke`);
+  await settle(page);
+  res = await apiUpload(token, { name: "via-revoked.png", type: "image/png", bytes: png(30, 30, 6) });
+  check(res.status === 401, `an upload with the revoked token answered ${res.status}, not 401`);
+  await look(page, "tokens-after-revoke");
+}
+
+async function stepTOTP(u) {
+  const page = u.page;
+  await go(page, "/console/account");
+  await need(page, "#totp-begin", "the two-factor start form #totp-begin");
+  await look(page, "account");
+  await submit(page, "#totp-begin");
+  await need(page, "#totp-qr svg", "the QR code #totp-qr svg");
+  const secret = (await valueOf(page, "#totp-secret")).replace(/\s+/g, "").toUpperCase();
+  check(/^[A-Z2-7]{16,}=*$/.test(secret), `#totp-secret is not base32: ${secret}`);
+  await look(page, "totp-setup");
+
+  // The QR code as a camera would see it: a screenshot, with a quiet
+  // margin, read by zbarimg.
+  const qr = page.locator("#totp-qr");
+  await qr.scrollIntoViewIfNeeded();
+  const box = await qr.boundingBox();
+  check(box && box.width > 20, "#totp-qr has no size");
+  const dir = mkdtempSync(join(tmpdir(), "folio-qr-"));
+  const img = join(dir, "qr.png");
+  writeFileSync(join(SHOTS, "totp-qr.png"), await qr.screenshot());
+  const m = 24;
+  await page.screenshot({ path: img, clip: { x: Math.max(0, box.x - m), y: Math.max(0, box.y - m), width: box.width + 2 * m, height: box.height + 2 * m } });
+  let uri = "";
+  try {
+    uri = execFileSync("zbarimg", ["--raw", "-q", img], { encoding: "utf8" }).trim();
+  } catch (e) {
+    fail(`zbarimg could not read the QR code (kept as ${join(SHOTS, "totp-qr.png")}): ${e.message}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  check(uri.startsWith("otpauth://totp/"), `the QR code holds ${uri}, not an otpauth://totp/ URI`);
+  check(new URL(uri).searchParams.get("secret")?.toUpperCase() === secret.replace(/=+$/, ""),
+    `the QR code's secret differs from #totp-secret: ${uri}`);
+
+  state.usedStep = totpStep();
+  await page.locator("#totp-code").fill(totp(secret, state.usedStep));
+  await submit(page, "#totp-enable");
+  await need(page, "#recovery-codes li", "the recovery codes #recovery-codes li");
+  const codes = await page.locator("#recovery-codes li").count();
+  check(codes === 10, `${codes} recovery codes are shown, not 10`);
+  await look(page, "totp-enabled");
+
+  // Sign out and in again: now the code is asked for.
+  await submit(page, 'form[action="/console/logout"]');
+  check((await path(page)) === "/console/login", `signing out led to ${page.url()}`);
+  await look(page, "signed-out");
+  await signIn(page, USER_NAME, USER_PASSWORD);
+  await need(page, '#code', "the code field #code");
+  await need(page, 'form[action="/console/login/code"]', 'the code form form[action="/console/login/code"]');
+  await look(page, "login-code");
+  // A used step is refused (replay), so wait for the next one if needed.
+  while (totpStep() <= state.usedStep) {
+    const ms = (state.usedStep + 1) * 30_000 - Date.now() + 200;
+    console.log(`   waiting ${Math.ceil(ms / 1000)} s for a fresh TOTP step`);
+    await page.waitForTimeout(ms);
+  }
+  await page.locator("#code").fill(totp(secret, totpStep()));
+  await submit(page, 'form[action="/console/login/code"]');
+  check((await path(page)).startsWith("/console/") && !(await path(page)).startsWith("/console/login"),
+    `the code did not sign in: at ${page.url()}`);
+  await look(page, "signed-in-with-code");
+}
+
+async function stepAdmin(browser, u) {
+  const a = await newContext(browser, "admin");
+  state.admin = a;
+  const page = a.page;
+  await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
+  check(!(await path(page)).startsWith("/console/login"), `the administrator could not sign in: at ${page.url()}`);
+  for (const [p, name, sel] of [
+    ["/console/admin", "admin-dashboard", "main svg"],
+    ["/console/admin/files", "admin-files", "main"],
+    ["/console/admin/settings", "admin-settings", "main form"],
+  ]) {
+    await go(page, p);
+    await need(page, sel, `${sel} on ${p}`);
+    await look(page, name);
+  }
+  await go(page, "/console/admin/users");
+  const link = await need(page, `tr[data-user="${USER_NAME}"] a`, `the user's row link tr[data-user="${USER_NAME}"] a`);
+  await look(page, "admin-users");
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), link.click()]);
+  await need(page, "#user-edit", "the user form #user-edit");
+  await look(page, "admin-user");
+  await page.locator("#user-status").selectOption("disabled");
+  await submit(page, "#user-edit");
+  await flash(page);
+  await look(page, "admin-user-disabled");
+
+  // The user's open browser loses its session.
+  await go(u.page, "/console/files");
+  check((await path(u.page)) === "/console/login", `the disabled user still sees ${u.page.url()}`);
+  await settle(u.page);
+}
+
+// ---------------------------------------------------------------------------
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  });
+  let u;
+  const steps = [
+    ["a. sign in", () => stepSignIn(u)],
+    ["b. upload by drop and paste, copy", () => stepUpload(u)],
+    ["c. files and albums", () => stepFiles(u)],
+    ["d. tokens and ShareX", () => stepTokens(u)],
+    ["e. two-factor sign-in", () => stepTOTP(u)],
+    ["f. administration", () => stepAdmin(browser, u)],
+  ];
+  let failed = false;
+  try {
+    u = await newContext(browser, "user");
+    const only = (process.env.CONSOLE_STEPS || "").split(",").map((x) => x.trim()).filter(Boolean);
+    for (const [name, run] of steps) {
+      if (only.length && !only.includes(name[0])) continue;
+      currentStep = name;
+      allowances = [];
+      const t0 = Date.now();
+      console.log(`== ${name}`);
+      try {
+        await run();
+        summary.push(`ok    ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      } catch (e) {
+        failed = true;
+        summary.push(`FAIL  ${name}`);
+        const msg = e instanceof StepFailure ? e.message : `${name}: ${e.stack || e}`;
+        console.error(`\nconsole.mjs: FAIL: ${msg}\n`);
+        for (const c of [u, state.admin]) {
+          if (!c) continue;
+          const shot = join(SHOTS, `FAIL-${c.who}.png`);
+          await c.page.screenshot({ path: shot, fullPage: true }).then(() => console.error(`   ${c.who} was at ${c.page.url()}; screenshot ${shot}`), () => {});
+        }
+        break;
+      }
+    }
+  } finally {
+    await browser.close().catch(() => {});
+  }
+  const ran = new Set(summary.map((l) => l.replace(/^\S+\s+/, "").replace(/ \(.*\)$/, "")));
+  for (const [name] of steps) if (!ran.has(name)) summary.push(`skip  ${name}`);
+  console.log("\nconsole steps:\n  " + summary.join("\n  "));
+  console.log(`screenshots: ${SHOTS}`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(`console.mjs: ${e.stack || e}`);
+  process.exit(1);
+});
