@@ -192,19 +192,10 @@ func (s *Service) handleConsoleAdminFiles(w http.ResponseWriter, r *http.Request
 		q.UserID = u.ID
 		filters.Set("user", data.Owner)
 	}
-	switch t := in.Get("type"); t {
-	case "", "image", "video", "audio", "file":
-		q.FileType, data.Type = t, t
-	default:
-		return httpx.BadRequest("There is no such file type.")
+	if err := gridFilters(in, &q, filters); err != nil {
+		return err
 	}
-	if q.FileType != "" {
-		filters.Set("type", q.FileType)
-	}
-	if q.Keyword != "" {
-		filters.Set("q", q.Keyword)
-	}
-	data.Filtered = len(filters) > 0
+	data.Type, data.Filtered = q.FileType, len(filters) > 0
 	files, total, err := s.listFiles(ctx, q)
 	if err != nil {
 		return err

@@ -50,19 +50,10 @@ func (s *Service) handleConsoleFiles(w http.ResponseWriter, r *http.Request) err
 	if data.Album != "" {
 		filters.Set("album", data.Album)
 	}
-	switch t := in.Get("type"); t {
-	case "", "image", "video", "audio", "file":
-		q.FileType, data.Type = t, t
-	default:
-		return httpx.BadRequest("There is no such file type.")
+	if err := gridFilters(in, &q, filters); err != nil {
+		return err
 	}
-	if q.FileType != "" {
-		filters.Set("type", q.FileType)
-	}
-	if q.Keyword != "" {
-		filters.Set("q", q.Keyword)
-	}
-	data.Filtered = len(filters) > 0
+	data.Type, data.Filtered = q.FileType, len(filters) > 0
 	files, total, err := s.listFiles(ctx, q)
 	if err != nil {
 		return err
@@ -78,6 +69,24 @@ func (s *Service) handleConsoleFiles(w http.ResponseWriter, r *http.Request) err
 	v := s.console.View(w, r, "My files", "files")
 	v.Data = data
 	s.console.Render(w, r, http.StatusOK, "files", v)
+	return nil
+}
+
+// gridFilters reads the type filter of a file grid into q, and records the
+// type and keyword filters in filters for the pager's links.
+func gridFilters(in url.Values, q *fileQuery, filters url.Values) error {
+	switch t := in.Get("type"); t {
+	case "", "image", "video", "audio", "file":
+		q.FileType = t
+	default:
+		return httpx.BadRequest("There is no such file type.")
+	}
+	if q.FileType != "" {
+		filters.Set("type", q.FileType)
+	}
+	if q.Keyword != "" {
+		filters.Set("q", q.Keyword)
+	}
 	return nil
 }
 
