@@ -56,16 +56,17 @@ type adminCard struct {
 // settingsView is the "admin-settings" page's data: the upload settings as
 // the form shows them, sizes and lists as text.
 type settingsView struct {
-	AllowGuestUpload, AllowRegister, AllowDuplicate bool
-	MaxFileSize, DefaultQuota                       string
-	AllowedTypes, ForbiddenExts, PathPattern        string
-	Field                                           string // the key a refused form failed on
+	AllowGuestUpload, AllowRegister, AllowDuplicate, StripMetadata bool
+	MaxFileSize, DefaultQuota                                      string
+	AllowedTypes, ForbiddenExts, PathPattern                       string
+	Field                                                          string // the key a refused form failed on
 }
 
 // newSettingsView shows u in the form.
 func newSettingsView(u UploadSettings) settingsView {
 	return settingsView{AllowGuestUpload: u.AllowGuestUpload, AllowRegister: u.AllowRegister, AllowDuplicate: u.AllowDuplicate,
-		MaxFileSize: sizeText(u.MaxFileSize), DefaultQuota: sizeText(u.DefaultQuotaBytes),
+		StripMetadata: u.StripMetadata,
+		MaxFileSize:   sizeText(u.MaxFileSize), DefaultQuota: sizeText(u.DefaultQuotaBytes),
 		AllowedTypes: strings.Join(u.AllowedTypes, ", "), ForbiddenExts: strings.Join(u.ForbiddenExts, ", "), PathPattern: u.PathPattern}
 }
 
@@ -73,6 +74,7 @@ func newSettingsView(u UploadSettings) settingsView {
 // naming its key.
 func (f settingsView) apply(u UploadSettings) (UploadSettings, error) {
 	u.AllowGuestUpload, u.AllowRegister, u.AllowDuplicate = f.AllowGuestUpload, f.AllowRegister, f.AllowDuplicate
+	u.StripMetadata = f.StripMetadata
 	var err error
 	if u.MaxFileSize, err = formSize(f.MaxFileSize); err != nil {
 		return u, &sqlstore.FieldError{Key: "upload.max_file_size", Msg: err.Error()}

@@ -259,6 +259,7 @@ func (s *Service) handleConsoleAdminSaveSettings(w http.ResponseWriter, r *http.
 		AllowGuestUpload: r.PostFormValue("allow_guest_upload") != "",
 		AllowRegister:    r.PostFormValue("allow_register") != "",
 		AllowDuplicate:   r.PostFormValue("allow_duplicate") != "",
+		StripMetadata:    r.PostFormValue("strip_metadata") != "",
 		MaxFileSize:      r.PostFormValue("max_file_size"),
 		DefaultQuota:     r.PostFormValue("default_quota"),
 		AllowedTypes:     r.PostFormValue("allowed_types"),

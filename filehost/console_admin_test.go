@@ -184,9 +184,9 @@ func TestConsoleAdminChangesUploadSettings(t *testing.T) {
 	}
 
 	admin.PostForm("/console/admin/settings", "form_token", tok, "allow_guest_upload", "1", "allow_register", "1",
-		"max_file_size", "5 MiB", "default_quota", "2 GiB", "allowed_types", "image/*, .PDF", "forbidden_exts", "exe", "path_pattern", "{year}/{uuid}.{ext}").Expect(303)
+		"max_file_size", "5 MiB", "default_quota", "2 GiB", "allowed_types", "image/*, .PDF", "forbidden_exts", "exe", "path_pattern", "{year}/{uuid}.{ext}", "strip_metadata", "1").Expect(303)
 	got := e.settings.Get(context.Background())
-	if !got.AllowGuestUpload || !got.AllowRegister || got.AllowDuplicate || got.MaxFileSize != 5<<20 || got.DefaultQuotaBytes != 2<<30 ||
+	if !got.AllowGuestUpload || !got.AllowRegister || got.AllowDuplicate || !got.StripMetadata || got.MaxFileSize != 5<<20 || got.DefaultQuotaBytes != 2<<30 ||
 		strings.Join(got.AllowedTypes, ",") != "image/*,pdf" || got.PathPattern != "{year}/{uuid}.{ext}" {
 		t.Errorf("stored %+v", got)
 	}

@@ -21,6 +21,7 @@ type UploadSettings struct {
 	AllowedTypes      List   `json:"allowed_types"`
 	PathPattern       string `json:"path_pattern"`
 	DefaultQuotaBytes int64  `json:"default_quota_bytes"`
+	StripMetadata     bool   `json:"strip_metadata"`
 }
 
 // DefaultPathPattern is the default storage key pattern.
@@ -34,6 +35,7 @@ func DefaultUploadSettings() UploadSettings {
 		AllowedTypes:      List{},
 		PathPattern:       DefaultPathPattern,
 		DefaultQuotaBytes: 1 << 30,
+		StripMetadata:     true,
 	}
 }
 

@@ -217,7 +217,11 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSett
 		}
 		return nil
 	}
-	res, err := streamHashed(w, p, set.MaxFileSize, check)
+	var src io.Reader = p
+	if set.StripMetadata {
+		src = newStripReader(p)
+	}
+	res, err := streamHashed(w, src, set.MaxFileSize, check)
 	if err == nil && res.size == 0 {
 		err = invalid("file is empty")
 	}

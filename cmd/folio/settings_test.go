@@ -36,7 +36,7 @@ func TestSettingsDocumentShape(t *testing.T) {
 		`"ai":{"enabled":false,"provider":"openai","api_key":"","model":"","base_url":"","auto_summary":false,"auto_tag":false},` +
 		`"upload":{"allow_guest_upload":false,"allow_duplicate":false,"allow_register":false,"max_file_size":104857600,` +
 		`"forbidden_exts":"php,phtml,exe,bat,cmd,sh,js,html,htm,xhtml,jar,msi","allowed_types":"",` +
-		`"path_pattern":"{year}/{month}/{md5_8}/{uuid}.{ext}","default_quota_bytes":1073741824}},"msg":"ok"}`
+		`"path_pattern":"{year}/{month}/{md5_8}/{uuid}.{ext}","default_quota_bytes":1073741824,"strip_metadata":true}},"msg":"ok"}`
 	if got := strings.TrimSpace(string(c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).Body)); got != want {
 		t.Fatalf("GET settings =\n%s\nwant\n%s", got, want)
 	}

@@ -1,0 +1,122 @@
+package filehost
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math"
+)
+
+// Metadata stripping (docs/filehost.md#metadata-stripping) runs inside the
+// upload's one streaming pass: the stripper reads the part as sent and
+// yields the bytes to store, which streamHashed then hashes and writes. It
+// removes whole metadata blocks (segments, chunks, extensions) and never
+// decodes pixels, so memory stays at one read buffer whatever the size.
+//
+// The format is told by the content's first bytes, not by the name or the
+// sniffed MIME type. A step that finds something it cannot parse hands the
+// rest of the stream over untouched: a file that does not parse as its type
+// from the start is stored exactly as sent.
+
+// stripBufferSize holds the largest block a decision needs whole: a JPEG
+// segment is at most 64 KiB.
+const stripBufferSize = 128 << 10
+
+// stripStep parses the next block at the stripper's position and says what
+// to do with it by setting the stripper's counters and its next step. A
+// step that returns without setting any leaves the rest to pass through.
+type stripStep func(s *stripReader)
+
+// stripReader yields its source with metadata blocks removed.
+type stripReader struct {
+	src     *bufio.Reader
+	pending []byte // bytes made by a step, yielded before anything else
+	pass    int64  // bytes of src to yield as they are; passRest: all
+	drop    int64  // bytes of src to skip
+	zero    int64  // bytes of src to skip, yielding zeros in their place
+	next    stripStep
+
+	keptOrientation bool // a JPEG's orientation was written once
+}
+
+const passRest = -1
+
+// newStripReader returns src with the metadata of a JPEG, PNG, WebP or GIF
+// removed; any other content comes through unchanged.
+func newStripReader(src io.Reader) io.Reader {
+	return &stripReader{src: bufio.NewReaderSize(src, stripBufferSize), next: stripSniff}
+}
+
+func (s *stripReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		switch {
+		case len(s.pending) > 0:
+			n := copy(p, s.pending)
+			s.pending = s.pending[n:]
+			return n, nil
+		case s.zero > 0:
+			n, err := s.src.Discard(int(min(s.zero, int64(len(p)))))
+			clear(p[:n])
+			s.zero -= int64(n)
+			if n == 0 {
+				return 0, err
+			}
+			return n, nil
+		case s.drop > 0:
+			n, err := s.src.Discard(int(min(s.drop, math.MaxInt32)))
+			s.drop -= int64(n)
+			if err != nil {
+				return 0, err
+			}
+		case s.pass != 0:
+			if s.pass > 0 && int64(len(p)) > s.pass {
+				p = p[:s.pass]
+			}
+			n, err := s.src.Read(p)
+			if s.pass > 0 {
+				s.pass -= int64(n)
+			}
+			return n, err
+		case s.next == nil:
+			s.pass = passRest
+		default:
+			step := s.next
+			s.next = nil
+			step(s)
+		}
+	}
+}
+
+// peek returns the next n bytes without consuming them; ok is false when
+// the stream ends (or fails) first.
+func (s *stripReader) peek(n int) ([]byte, bool) {
+	b, err := s.src.Peek(n)
+	return b, err == nil
+}
+
+// replace consumes n bytes of src and yields b in their place; a step uses
+// it for a block it rewrites.
+func (s *stripReader) replace(n int, b []byte) {
+	if _, err := s.src.Discard(n); err != nil {
+		return // cannot happen after a successful peek of n
+	}
+	s.pending = b
+}
+
+// stripSniff picks the format's first step from the magic bytes.
+func stripSniff(s *stripReader) {
+	head, _ := s.src.Peek(12)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
+		s.pass, s.next = 2, jpegSegment
+	case bytes.HasPrefix(head, pngSignature):
+		s.pass, s.next = int64(len(pngSignature)), pngChunk
+	case len(head) == 12 && string(head[:4]) == "RIFF" && string(head[8:]) == "WEBP":
+		s.pass, s.next = 12, webpFirstChunk
+	case bytes.HasPrefix(head, []byte("GIF87a")) || bytes.HasPrefix(head, []byte("GIF89a")):
+		s.next = gifScreen
+	}
+}
