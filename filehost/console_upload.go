@@ -30,6 +30,8 @@ type uploadPage struct {
 	Albums        []*album
 	AlbumID       string // the album selected
 	Permission    string // "1" public, "0" private (the default)
+	ExpiresIn     string // seconds, as the expiry choice sends them; "" never
+	Expiries      []expiryChoice
 	UsedBytes     int64
 	QuotaBytes    int64 // 0: no quota
 	PerMinute     int   // the guest allowance per address
@@ -83,4 +85,18 @@ func acceptList(allowed List) string {
 		}
 	}
 	return strings.Join(out, ",")
+}
+
+// expiryChoice is one entry of the upload form's expiry list.
+type expiryChoice struct {
+	Seconds string // the expires_in value; "" keeps the files
+	Label   string
+}
+
+// expiryChoices are the expiries the upload form offers; the API takes any
+// (docs/filehost.md#expiring-files).
+func expiryChoices() []expiryChoice {
+	return []expiryChoice{
+		{"", "Never"}, {"3600", "1 hour"}, {"86400", "1 day"}, {"604800", "7 days"}, {"2592000", "30 days"},
+	}
 }

@@ -72,7 +72,7 @@ func (s *Service) uploadView(w http.ResponseWriter, r *http.Request, guest bool)
 	v := s.console.View(w, r, title, "upload")
 	data := &uploadPage{Guest: guest, MaxFileSize: set.MaxFileSize, MaxFiles: consoleMaxFiles,
 		AllowedTypes: set.AllowedTypes, ForbiddenExts: set.ForbiddenExts, Accept: acceptList(set.AllowedTypes),
-		Permission: "0", PerMinute: guestPerMinute}
+		Permission: "0", PerMinute: guestPerMinute, Expiries: expiryChoices()}
 	if guest {
 		data.Action = "/upload?form_token=" + url.QueryEscape(v.FormToken)
 		data.Endpoint = "/api/v1/public/upload"
@@ -116,6 +116,7 @@ func (s *Service) renderUploaded(w http.ResponseWriter, r *http.Request, guest b
 		if b.fields["permission"] == "1" {
 			data.Permission = "1"
 		}
+		data.ExpiresIn = b.fields["expires_in"]
 	}
 	status := http.StatusOK
 	if uerr != nil {

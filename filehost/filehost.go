@@ -122,5 +122,11 @@ func migrations() []sqlstore.Migration {
 			`CREATE INDEX files_album ON files (album_id)`,
 			`CREATE INDEX files_public_created ON files (is_public, created_at)`,
 		)},
+		// Expiring files (docs/filehost.md#expiring-files): NULL keeps a
+		// file until it is deleted; the sweep finds the others by index.
+		{Name: "file expiry", Up: sqlstore.Statements(
+			`ALTER TABLE files ADD COLUMN expires_at BIGINT`,
+			`CREATE INDEX files_expires ON files (expires_at) WHERE expires_at IS NOT NULL`,
+		)},
 	}
 }

@@ -9,21 +9,22 @@ import (
 // fileRecord is a stored file as the API shows it (docs/api.md#files): the
 // per-user record joined with the object that holds its content.
 type fileRecord struct {
-	ID         string    `json:"id"`
-	Key        string    `json:"key"`
-	Name       string    `json:"name"`
-	OriginName string    `json:"origin_name"`
-	Size       int64     `json:"size"`
-	Mimetype   string    `json:"mimetype"`
-	Extension  string    `json:"extension"`
-	MD5        string    `json:"md5"`
-	FileType   string    `json:"file_type"`
-	Width      int       `json:"width"`
-	Height     int       `json:"height"`
-	AlbumID    string    `json:"album_id"`
-	IsPublic   bool      `json:"is_public"`
-	Links      links     `json:"links"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID         string     `json:"id"`
+	Key        string     `json:"key"`
+	Name       string     `json:"name"`
+	OriginName string     `json:"origin_name"`
+	Size       int64      `json:"size"`
+	Mimetype   string     `json:"mimetype"`
+	Extension  string     `json:"extension"`
+	MD5        string     `json:"md5"`
+	FileType   string     `json:"file_type"`
+	Width      int        `json:"width"`
+	Height     int        `json:"height"`
+	AlbumID    string     `json:"album_id"`
+	IsPublic   bool       `json:"is_public"`
+	Links      links      `json:"links"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  *time.Time `json:"expires_at"` // nil: kept until deleted
 
 	userID   string
 	objectID string

@@ -11,10 +11,16 @@ import (
 )
 
 // fileColumns matches scanFile.
-const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at,
+const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at, f.expires_at,
 	o.storage_key, o.hash, o.md5, o.mimetype, o.extension, o.file_type, o.width, o.height`
 
 const fileFrom = ` FROM files f JOIN objects o ON o.id = f.object_id`
+
+// liveFile is the condition that the file record f has not expired at the
+// time bound to placeholder p. Expired records are invisible at once, before
+// the sweep deletes them (docs/filehost.md#expiring-files), so every read
+// of file records goes through it.
+func liveFile(p string) string { return "(f.expires_at IS NULL OR f.expires_at > " + p + ")" }
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -22,7 +28,8 @@ func scanFile(row scanner) (*fileRecord, error) {
 	var f fileRecord
 	var album *string
 	var created int64
-	if err := row.Scan(&f.ID, &f.userID, &f.objectID, &album, &f.OriginName, &f.Size, &f.IsPublic, &created,
+	var expires *int64
+	if err := row.Scan(&f.ID, &f.userID, &f.objectID, &album, &f.OriginName, &f.Size, &f.IsPublic, &created, &expires,
 		&f.Key, &f.hash, &f.MD5, &f.Mimetype, &f.Extension, &f.FileType, &f.Width, &f.Height); err != nil {
 		return nil, err
 	}
@@ -31,15 +38,16 @@ func scanFile(row scanner) (*fileRecord, error) {
 	}
 	f.Name = keyBase(f.Key)
 	f.CreatedAt = sqlstore.Time(created)
+	f.ExpiresAt = sqlstore.NullTime(expires)
 	return &f, nil
 }
 
 // fileByID loads a file; userID, when not empty, must own it.
 func (s *Service) fileByID(ctx context.Context, id, userID string) (*fileRecord, error) {
-	q := "SELECT " + fileColumns + fileFrom + " WHERE f.id = $1"
-	args := []any{id}
+	q := "SELECT " + fileColumns + fileFrom + " WHERE f.id = $1 AND " + liveFile("$2")
+	args := []any{id, sqlstore.FromTime(s.now())}
 	if userID != "" {
-		q += " AND f.user_id = $2"
+		q += " AND f.user_id = $3"
 		args = append(args, userID)
 	}
 	f, err := scanFile(s.db.QueryRow(ctx, q, args...))
@@ -81,7 +89,8 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 		sets = append(sets, "is_public = "+arg(*body.IsPublic))
 	}
 	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
-	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID)
+	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID) +
+		" AND (expires_at IS NULL OR expires_at > " + arg(sqlstore.FromTime(s.now())) + ")"
 	res, err := s.db.Exec(ctx, q, args...)
 	if errors.Is(err, sqlstore.ErrForeignKey) {
 		return errBadAlbum
@@ -94,6 +103,14 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 	} else if n == 0 {
 		return sqlstore.ErrNotFound
 	}
+	if body.OriginName != nil {
+		// Downloads are named after the oldest record: this process asks
+		// again (docs/filehost.md#short-links says what other processes do).
+		var h string
+		if err := s.db.QueryRow(ctx, "SELECT o.hash"+fileFrom+" WHERE f.id = $1", id).Scan(&h); err == nil {
+			s.links.forget(h)
+		}
+	}
 	return nil
 }
 
@@ -105,6 +122,7 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
+	where = append(where, liveFile(arg(sqlstore.FromTime(s.now()))))
 	if q.UserID != "" {
 		where = append(where, "f.user_id = "+arg(q.UserID))
 	}
@@ -120,10 +138,7 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	if q.Keyword != "" {
 		where = append(where, s.db.Dialect().ILike("f.origin_name", arg(sqlstore.LikePattern(q.Keyword))))
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := " WHERE " + strings.Join(where, " AND ")
 	var total int
 	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("filehost: count files: %w", err)
@@ -192,15 +207,20 @@ func (s *Service) usernames(ctx context.Context, files []*fileRecord) (map[strin
 }
 
 // removeFileTx deletes one file record inside tx (of userID when not
-// empty), gives its size back to its owner, and drops its object when no
-// record uses it any more; the returned purge, if any, must be removed
-// from storage after the transaction commits.
-func removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string) (*purge, error) {
+// empty; only while live at liveAt when that is not zero), gives its size
+// back to its owner, and drops its object when no record uses it any more;
+// the returned purge, if any, must be removed from storage after the
+// transaction commits.
+func removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveAt int64) (*purge, error) {
 	q := "DELETE FROM files WHERE id = $1"
 	args := []any{id}
 	if userID != "" {
-		q += " AND user_id = $2"
 		args = append(args, userID)
+		q += " AND user_id = $" + strconv.Itoa(len(args))
+	}
+	if liveAt != 0 {
+		args = append(args, liveAt)
+		q += " AND (expires_at IS NULL OR expires_at > $" + strconv.Itoa(len(args)) + ")"
 	}
 	var owner, objectID string
 	var size int64
@@ -254,9 +274,15 @@ func (s *Service) purgeContent(ctx context.Context, ps []*purge) {
 	}
 }
 
-// deleteFiles deletes the given file records (of userID when not empty) and
-// reports how many existed.
+// deleteFiles deletes the given live file records (of userID when not
+// empty) and reports how many existed.
 func (s *Service) deleteFiles(ctx context.Context, userID string, ids []string) (int, error) {
+	return s.removeFiles(ctx, userID, ids, sqlstore.FromTime(s.now()))
+}
+
+// removeFiles deletes file records in one transaction, only those live at
+// liveAt unless it is zero, and reports how many it deleted.
+func (s *Service) removeFiles(ctx context.Context, userID string, ids []string, liveAt int64) (int, error) {
 	var purges []*purge
 	n := 0
 	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
@@ -265,7 +291,7 @@ func (s *Service) deleteFiles(ctx context.Context, userID string, ids []string) 
 			if !sqlstore.ValidID(id) {
 				continue
 			}
-			p, err := removeFileTx(ctx, tx, strings.ToLower(id), userID)
+			p, err := removeFileTx(ctx, tx, strings.ToLower(id), userID, liveAt)
 			if errors.Is(err, sqlstore.ErrNotFound) {
 				continue
 			}

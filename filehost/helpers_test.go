@@ -43,15 +43,21 @@ var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustPa
 // serves them; settings start from the built-in defaults.
 func newTestEnv(t testing.TB) *testEnv {
 	t.Helper()
+	return newTestEnvOn(t, sqlstoretest.Open(t), t.TempDir())
+}
+
+// newTestEnvOn builds a file host on db storing under dir: two of them on
+// one database and folder are two processes of one site.
+func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
+	t.Helper()
 	ctx := context.Background()
-	db := sqlstoretest.Open(t)
 	authSvc := authtest.New(t, db)
 	reg := sqlstore.NewRegistry()
 	settings := RegisterSettings(reg, DefaultUploadSettings())
 	if err := reg.Open(ctx, db); err != nil {
 		t.Fatalf("settings: %v", err)
 	}
-	store, err := storage.NewLocal(t.TempDir())
+	store, err := storage.NewLocal(dir)
 	if err != nil {
 		t.Fatalf("storage: %v", err)
 	}

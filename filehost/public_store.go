@@ -29,13 +29,14 @@ func (s *Service) publicStats(ctx context.Context) (*publicStats, error) {
 
 // plaza returns one page of public images, newest first, and their total.
 func (s *Service) plaza(ctx context.Context, limit, offset int) ([]plazaItem, int, error) {
-	const cond = " WHERE f.is_public = $1 AND o.file_type = 'image'"
+	cond := " WHERE f.is_public = $1 AND o.file_type = 'image' AND " + liveFile("$2")
+	now := sqlstore.FromTime(s.now())
 	var total int
-	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, true).Scan(&total); err != nil {
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, true, now).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("filehost: count plaza: %w", err)
 	}
 	rows, err := s.db.Query(ctx, "SELECT "+fileColumns+", u.username"+fileFrom+" JOIN users u ON u.id = f.user_id"+cond+
-		" ORDER BY f.created_at DESC, f.id DESC LIMIT $2 OFFSET $3", true, limit, offset)
+		" ORDER BY f.created_at DESC, f.id DESC LIMIT $3 OFFSET $4", true, now, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("filehost: plaza: %w", err)
 	}

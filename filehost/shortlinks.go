@@ -13,8 +13,14 @@ type linkTarget struct {
 	mimetype  string
 	fileType  string
 	createdAt time.Time
-	cached    bool // came from s.links, so its bytes may be gone
+	name      string // the oldest live record's origin_name, for downloads
+	liveUntil int64  // when the last live record expires (sqlstore time); 0: never
+	cached    bool   // came from s.links, so its bytes may be gone
 }
+
+// expired reports whether every record of the target has expired at now
+// (sqlstore time).
+func (t linkTarget) expired(now int64) bool { return t.liveUntil != 0 && now >= t.liveUntil }
 
 // linkHash normalizes the {hash} of a short-link path; ok is false for a
 // malformed one. The path may carry an extension ("{hash}.png").

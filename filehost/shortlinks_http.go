@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"folio/httpx"
@@ -43,7 +43,12 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				return
 			}
 			defer f.Close()
-			serveContent(w, r, f, t.key, t.mimetype, `"`+t.md5+`"`, t.createdAt, prefix == "f")
+			disposition := "inline"
+			if prefix == "f" {
+				disposition = "attachment"
+			}
+			w.Header().Set("Content-Disposition", contentDisposition(disposition, t.name))
+			serveContent(w, r, f, t.mimetype, `"`+t.md5+`"`, t.createdAt)
 			return
 		}
 		notFound(w, r)
@@ -54,7 +59,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 // http.ServeContent (sendfile for the local store). Anything that is not a
 // plain raster image, video or audio is sandboxed, so content uploaded by
 // anyone can never run script in the site's origin.
-func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, key, mimetype, etag string, modified time.Time, attachment bool) {
+func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimetype, etag string, modified time.Time) {
 	h := w.Header()
 	h.Set("Content-Type", mimetype)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -62,9 +67,6 @@ func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, key, 
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	if !inlineSafe(mimetype) {
 		h.Set("Content-Security-Policy", "sandbox")
-	}
-	if attachment {
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": keyBase(key)}))
 	}
 	http.ServeContent(w, r, "", modified, f)
 }
@@ -79,4 +81,27 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 func (s *Service) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	httpx.FileAPI.Error(w, r, httpx.Internal(fmt.Errorf("serve short link: %w", err)))
+}
+
+// contentDisposition names served content after the name its uploader
+// gave it (RFC 6266): filename* carries the name in UTF-8 (RFC 8187) and
+// filename an ASCII stand-in for clients that read only that.
+func contentDisposition(kind, name string) string {
+	var fallback, encoded strings.Builder
+	for _, r := range name {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '%' {
+			fallback.WriteByte('_')
+		} else {
+			fallback.WriteRune(r)
+		}
+	}
+	const attrChar = "!#$&+-.^_`|~"
+	for _, b := range []byte(name) {
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte(attrChar, b) >= 0 {
+			encoded.WriteByte(b)
+		} else {
+			fmt.Fprintf(&encoded, "%%%02X", b)
+		}
+	}
+	return kind + `; filename="` + fallback.String() + `"; filename*=UTF-8''` + encoded.String()
 }

@@ -3,30 +3,45 @@ package filehost
 import (
 	"context"
 	"errors"
+	"math"
 
 	"folio/sqlstore"
 )
 
 // targetByHash resolves a normalized short-link hash; ok is false for an
-// unknown one. Unless fresh, a remembered target may answer.
+// unknown one, or one whose records have all expired. Unless fresh, a
+// remembered target may answer until its records expire.
 func (s *Service) targetByHash(ctx context.Context, h string, fresh bool) (linkTarget, bool, error) {
+	now := sqlstore.FromTime(s.now())
 	if fresh {
 		s.links.forget(h)
-	} else if t, ok := s.links.get(h); ok {
+	} else if t, ok := s.links.get(h); ok && !t.expired(now) {
 		t.cached = true
 		return t, true, nil
 	}
 	var t linkTarget
 	var created int64
-	err := s.db.QueryRow(ctx, "SELECT id, storage_key, md5, mimetype, file_type, created_at FROM objects WHERE hash = $1", h).
-		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created)
-	if errors.Is(err, sqlstore.ErrNotFound) {
+	var name *string
+	var until int64
+	// The name is the oldest live record's; liveUntil is the last expiry
+	// of the live records, math.MaxInt64 standing for one without expiry.
+	err := s.db.QueryRow(ctx, `SELECT o.id, o.storage_key, o.md5, o.mimetype, o.file_type, o.created_at,
+		(SELECT f.origin_name FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+` ORDER BY f.created_at, f.id LIMIT 1),
+		(SELECT COALESCE(MAX(CASE WHEN f.expires_at IS NULL THEN $3 ELSE f.expires_at END), 0)
+			FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+`)
+		FROM objects o WHERE o.hash = $1`, h, now, int64(math.MaxInt64)).
+		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created, &name, &until)
+	if errors.Is(err, sqlstore.ErrNotFound) || err == nil && name == nil {
 		return t, false, nil
 	}
 	if err != nil {
 		return t, false, err
 	}
 	t.createdAt = sqlstore.Time(created)
+	t.name = *name
+	if until != math.MaxInt64 {
+		t.liveUntil = until
+	}
 	s.links.put(h, t)
 	return t, true, nil
 }

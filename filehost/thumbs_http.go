@@ -34,7 +34,7 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer f.Close()
-		serveContent(w, r, f, thumbKey(t.objectID, ctype == "image/jpeg"), ctype, `"t-`+t.md5+`"`, t.createdAt, false)
+		serveContent(w, r, f, ctype, `"t-`+t.md5+`"`, t.createdAt)
 		return
 	}
 	notFound(w, r)

@@ -62,21 +62,22 @@ type object struct {
 // docs/api.md#uploads lists: the file id, pathname (Lsky Pro's alias of key,
 // which Lsky clients read) and the rest.
 type uploadResult struct {
-	ID         string `json:"id"`
-	Key        string `json:"key"`
-	Name       string `json:"name"`
-	Pathname   string `json:"pathname"`
-	OriginName string `json:"origin_name"`
-	Size       int64  `json:"size"`
-	Mimetype   string `json:"mimetype"`
-	Extension  string `json:"extension"`
-	MD5        string `json:"md5"`
-	Links      links  `json:"links"`
+	ID         string     `json:"id"`
+	Key        string     `json:"key"`
+	Name       string     `json:"name"`
+	Pathname   string     `json:"pathname"`
+	OriginName string     `json:"origin_name"`
+	Size       int64      `json:"size"`
+	Mimetype   string     `json:"mimetype"`
+	Extension  string     `json:"extension"`
+	MD5        string     `json:"md5"`
+	Links      links      `json:"links"`
+	ExpiresAt  *time.Time `json:"expires_at"`
 }
 
 func newUploadResult(f *fileRecord) uploadResult {
 	return uploadResult{ID: f.ID, Key: f.Key, Name: f.Name, Pathname: f.Key, OriginName: f.OriginName,
-		Size: f.Size, Mimetype: f.Mimetype, Extension: f.Extension, MD5: f.MD5, Links: f.Links}
+		Size: f.Size, Mimetype: f.Mimetype, Extension: f.Extension, MD5: f.MD5, Links: f.Links, ExpiresAt: f.ExpiresAt}
 }
 
 // cleanName keeps the client's base name, valid UTF-8, without control

@@ -10,7 +10,9 @@ import (
 	"mime/multipart"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"folio/auth"
 	"folio/httpx"
@@ -77,14 +79,14 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, 
 	if len(files) == 0 {
 		return b, httpError(errNoFile)
 	}
-	albumID, isPublic, err := s.uploadFields(r.Context(), fields, userID)
+	opt, err := s.uploadFields(r.Context(), fields, userID)
 	if err != nil {
 		return b, httpError(err)
 	}
 	base := httpx.BaseURL(r)
 	for i, in := range files {
 		files[i] = nil // committed or discarded by save
-		rec, err := s.save(r.Context(), userID, in, albumID, isPublic, set)
+		rec, err := s.save(r.Context(), userID, in, opt, set)
 		if err != nil {
 			b.failed = in.originName
 			return b, httpError(err)
@@ -134,7 +136,7 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 				return files, nil, err
 			}
 			files = append(files, in)
-		case "album_id", "permission", "strategy_id", "ssl":
+		case "album_id", "permission", "strategy_id", "ssl", "expires_in", "expires_at":
 			v, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
 			if err != nil {
 				return files, nil, bodyError(err)
@@ -158,27 +160,68 @@ func bodyLimit(maxFileSize int64, maxFiles int) int64 {
 	return maxFileSize*int64(maxFiles) + slack
 }
 
-// uploadFields checks the album (one of the user's) and the permission
-// (Lsky's 1 public, 0 or nothing private) of an upload.
-func (s *Service) uploadFields(ctx context.Context, fields map[string]string, userID string) (*string, bool, error) {
-	var albumID *string
+// uploadOptions are what an upload's fields ask for its records.
+type uploadOptions struct {
+	albumID   *string
+	isPublic  bool
+	expiresAt *time.Time
+}
+
+// maxExpiry bounds how far ahead an upload may set its expiry.
+const maxExpiry = 10 * 366 * 24 * time.Hour
+
+// uploadFields checks the album (one of the user's), the permission (Lsky's
+// 1 public, 0 or nothing private) and the expiry of an upload.
+func (s *Service) uploadFields(ctx context.Context, fields map[string]string, userID string) (uploadOptions, error) {
+	var opt uploadOptions
 	if a := strings.ToLower(fields["album_id"]); a != "" {
 		ok, err := s.ownAlbum(ctx, s.db, a, userID)
 		if err != nil {
-			return nil, false, err
+			return opt, err
 		}
 		if !ok {
-			return nil, false, errBadAlbum
+			return opt, errBadAlbum
 		}
-		albumID = &a
+		opt.albumID = &a
 	}
 	switch fields["permission"] {
 	case "", "0":
-		return albumID, false, nil
 	case "1":
-		return albumID, true, nil
+		opt.isPublic = true
+	default:
+		return opt, invalid("permission must be 0 or 1")
 	}
-	return nil, false, invalid("permission must be 0 or 1")
+	var err error
+	opt.expiresAt, err = uploadExpiry(fields["expires_in"], fields["expires_at"], s.now())
+	return opt, err
+}
+
+// uploadExpiry reads expires_in (whole seconds) or expires_at (RFC 3339):
+// one of them, in the future, at most ten years ahead; nil when neither.
+func uploadExpiry(in, at string, now time.Time) (*time.Time, error) {
+	var t time.Time
+	switch {
+	case in != "" && at != "":
+		return nil, invalid("send expires_in or expires_at, not both")
+	case in != "":
+		secs, err := strconv.ParseInt(in, 10, 64)
+		if err != nil || secs < 1 || secs > int64(maxExpiry/time.Second) {
+			return nil, invalid("expires_in must be a whole number of seconds from 1 to 316224000 (ten years)")
+		}
+		t = now.Add(time.Duration(secs) * time.Second)
+	case at != "":
+		var err error
+		if t, err = time.Parse(time.RFC3339, at); err != nil {
+			return nil, invalid("expires_at must be an RFC 3339 time such as 2026-12-31T23:59:59Z")
+		}
+		if !t.After(now) || t.Sub(now) > maxExpiry {
+			return nil, invalid("expires_at must be in the future, at most ten years ahead")
+		}
+	default:
+		return nil, nil
+	}
+	t = t.UTC()
+	return &t, nil
 }
 
 // bodyError classifies a failure to read the request body.

@@ -20,10 +20,10 @@ var errContentStored = errors.New("filehost: the same content was stored meanwhi
 // save turns received content into a file record: shared with an
 // identical stored object when duplicates are not allowed, otherwise
 // committed as a new object. The temp file is always consumed.
-func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool, set UploadSettings) (*fileRecord, error) {
+func (s *Service) save(ctx context.Context, userID string, in *incoming, opt uploadOptions, set UploadSettings) (*fileRecord, error) {
 	md5Taken := false
 	if !set.AllowDuplicate {
-		rec, taken, err := s.reuse(ctx, userID, in, albumID, isPublic)
+		rec, taken, err := s.reuse(ctx, userID, in, opt)
 		if rec != nil || err != nil {
 			in.w.Abort()
 			return rec, err
@@ -41,7 +41,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID
 	}
 	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
 	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
-	rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, true)
+	rec, err := s.insertFile(ctx, userID, obj, in, opt, true)
 	if err == nil {
 		return rec, nil
 	}
@@ -53,7 +53,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID
 	}
 	// A concurrent upload of the same bytes stored them first: share its
 	// object, as if this upload had come second.
-	rec, _, err = s.reuse(ctx, userID, in, albumID, isPublic)
+	rec, _, err = s.reuse(ctx, userID, in, opt)
 	if rec == nil && err == nil {
 		// It was deleted in the moment between: the bytes are gone.
 		err = errContentGone
@@ -65,13 +65,13 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, albumID
 // if there is one; rec is nil when there is none. md5Taken then reports
 // whether other content has the same MD5 (a collision), which the new
 // object's short hash must avoid.
-func (s *Service) reuse(ctx context.Context, userID string, in *incoming, albumID *string, isPublic bool) (rec *fileRecord, md5Taken bool, err error) {
+func (s *Service) reuse(ctx context.Context, userID string, in *incoming, opt uploadOptions) (rec *fileRecord, md5Taken bool, err error) {
 	obj, err := s.objectByContent(ctx, in.md5, in.sha256)
 	if err != nil {
 		return nil, false, err
 	}
 	if obj != nil {
-		rec, err := s.insertFile(ctx, userID, obj, in, albumID, isPublic, false)
+		rec, err := s.insertFile(ctx, userID, obj, in, opt, false)
 		if !errors.Is(err, errObjectGone) {
 			return rec, false, err
 		}
@@ -142,12 +142,19 @@ func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string)
 // insertFile records an upload in one transaction: the owner's usage grows
 // only if it stays within the quota, the object is inserted (isNew) or
 // gains a reference, and the file record is added.
-func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in *incoming, albumID *string, isPublic, isNew bool) (*fileRecord, error) {
+func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in *incoming, opt uploadOptions, isNew bool) (*fileRecord, error) {
 	now := s.now()
-	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, IsPublic: isPublic,
+	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, IsPublic: opt.isPublic,
 		CreatedAt: now.UTC().Truncate(time.Microsecond), userID: userID}
-	if albumID != nil {
-		rec.AlbumID = *albumID
+	if opt.albumID != nil {
+		rec.AlbumID = *opt.albumID
+	}
+	var expires *int64
+	if opt.expiresAt != nil {
+		at := opt.expiresAt.UTC().Truncate(time.Microsecond)
+		rec.ExpiresAt = &at
+		us := sqlstore.FromTime(at)
+		expires = &us
 	}
 	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
@@ -175,9 +182,9 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 				return errObjectGone
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-			rec.ID, userID, obj.ID, albumID, rec.OriginName, rec.Size, isPublic, sqlstore.FromTime(rec.CreatedAt))
+		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+			rec.ID, userID, obj.ID, opt.albumID, rec.OriginName, rec.Size, opt.isPublic, sqlstore.FromTime(rec.CreatedAt), expires)
 		if errors.Is(err, sqlstore.ErrForeignKey) {
 			return errBadAlbum // the album was deleted meanwhile
 		}

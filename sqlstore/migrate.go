@@ -104,6 +104,13 @@ func coreMigrations() []Migration {
 			updated_at BIGINT NOT NULL
 		)`,
 		)},
+		{Name: "leases", Up: Statements(
+			`CREATE TABLE leases (
+			name TEXT PRIMARY KEY,
+			holder TEXT NOT NULL,
+			expires_at BIGINT NOT NULL
+		)`,
+		)},
 	}
 }
 

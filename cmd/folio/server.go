@@ -49,7 +49,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	a := &app{db: db}
 	fail := func(err error) (*app, error) {
-		db.Close()
+		a.Close(ctx) // stops what was started, then closes the database
 		return nil, err
 	}
 	if err := db.MigrateCore(ctx); err != nil {
@@ -89,6 +89,18 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	// The expiry sweep runs for the app's life; Close stops it before the
+	// database closes.
+	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		files.RunSweeper(sweepCtx)
+	}()
+	a.closers = append(a.closers, func(context.Context) {
+		stopSweep()
+		<-swept
+	})
 
 	pages := fs.FS(templates.FS)
 	if cfg.ThemeDir != "" {

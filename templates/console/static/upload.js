@@ -14,6 +14,7 @@
   const empty = document.getElementById("upload-empty");
   const album = document.getElementById("upload-album");
   const permission = document.getElementById("upload-permission");
+  const expires = document.getElementById("upload-expires");
   const endpoint = form.dataset.endpoint;
   const maxSize = Number(form.dataset.maxSize) || 0;
 
@@ -79,6 +80,7 @@
       n, file, name, li, progress,
       album: album ? album.value : "",
       permission: permission ? permission.value : "0",
+      expires: expires ? expires.value : "",
     };
   }
 
@@ -103,6 +105,7 @@
     const data = new FormData();
     if (item.album) data.append("album_id", item.album);
     data.append("permission", item.permission);
+    if (item.expires) data.append("expires_in", item.expires);
     data.append("file", item.file, item.name);
 
     const xhr = new XMLHttpRequest();
