@@ -67,6 +67,7 @@ type Service struct {
 	accessKey  []byte
 	formKey    []byte // console form tokens
 	ticketKey  []byte // pending-second-factor login tickets
+	valueKey   []byte // SignValue
 	adminID    string
 	guestID    string
 	// dummyHash is compared against when a login names no user, so that
@@ -110,6 +111,7 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
 	s.accessKey = derive(secret, "folio access v1")
 	s.formKey = derive(secret, "folio form v1")
 	s.ticketKey = derive(secret, "folio login ticket v1")
+	s.valueKey = derive(secret, "folio signed values v1")
 	s.dummyHash = sync.OnceValue(func() []byte {
 		h, _ := bcrypt.GenerateFromPassword([]byte(randomHex(8)), cfg.BcryptCost) // fails only for cost out of range, checked by HashPassword users
 		return h

@@ -194,13 +194,20 @@ func isMultipart(r *http.Request) bool {
 // the second-factor step): same origin, and the token bound to the
 // browser's form cookie.
 func (c *Console) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
+	return c.auth.CheckAnonForm(w, r)
+}
+
+// CheckAnonForm checks a form posted by a browser that has no session (the
+// console's sign-in pages, a share link's password form): same origin, a
+// readable form body, and the token bound to the browser's form cookie.
+func (s *Service) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return errFormRefused
 	}
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	if !c.auth.ValidAnonFormToken(r, r.PostFormValue("form_token")) {
+	if !s.ValidAnonFormToken(r, r.PostFormValue("form_token")) {
 		return errFormRefused
 	}
 	return nil

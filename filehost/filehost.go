@@ -12,6 +12,7 @@ import (
 	"folio/httpx"
 	"folio/sqlstore"
 	"folio/storage"
+	"folio/templates"
 )
 
 // Deps are what the file host is built from; cmd/folio fills them.
@@ -25,6 +26,12 @@ type Deps struct {
 	// then serves its console pages, the sign-in pages and the guest
 	// upload page (docs/console.md). Nil turns them off.
 	Console *auth.Console
+	// Public renders the pages the file host shows to anyone: share links
+	// and, for browsers, the 404 page of a missing link. Nil answers those
+	// in JSON only (tests of other parts).
+	Public *templates.Public
+	// SiteName names the site on the public pages; nil: "Folio".
+	SiteName func(context.Context) string
 }
 
 // Service serves the file-hosting routes.
@@ -37,6 +44,8 @@ type Service struct {
 	now      func() time.Time
 	links    *linkCache // short-link targets, to serve without a database read
 	console  *auth.Console
+	public   *templates.Public
+	siteName func(context.Context) string
 
 	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
@@ -44,6 +53,7 @@ type Service struct {
 	refreshLimit  *httpx.RateLimiter
 	guestLimit    *httpx.RateLimiter
 	codeLimit     *httpx.RateLimiter // second-factor guesses, per account
+	shareLimit    *httpx.RateLimiter // wrong share-link passwords
 }
 
 // New migrates the file host's tables and returns the service. The auth
@@ -59,11 +69,14 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
 		console:       d.Console,
+		public:        d.Public,
+		siteName:      d.SiteName,
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
 		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
 		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
+		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
 	}, nil
 }
 
@@ -127,6 +140,22 @@ func migrations() []sqlstore.Migration {
 		{Name: "file expiry", Up: sqlstore.Statements(
 			`ALTER TABLE files ADD COLUMN expires_at BIGINT`,
 			`CREATE INDEX files_expires ON files (expires_at) WHERE expires_at IS NOT NULL`,
+		)},
+		// Share links (docs/filehost.md#share-links): revoking one deletes
+		// its row; deleting the file deletes its links.
+		{Name: "share links", Up: sqlstore.Statements(
+			`CREATE TABLE shares (
+				id {{uuid}} PRIMARY KEY,
+				file_id {{uuid}} NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+				token TEXT NOT NULL,
+				expires_at BIGINT,
+				max_views INTEGER,
+				views INTEGER NOT NULL DEFAULT 0,
+				password_hash TEXT,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE UNIQUE INDEX shares_token ON shares (token)`,
+			`CREATE INDEX shares_file ON shares (file_id, created_at)`,
 		)},
 	}
 }

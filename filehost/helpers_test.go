@@ -65,9 +65,13 @@ func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	if err != nil {
 		t.Fatalf("console templates: %v", err)
 	}
+	public, err := templates.NewPublic()
+	if err != nil {
+		t.Fatalf("public templates: %v", err)
+	}
 	svc, err := New(ctx, Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Console: auth.NewConsole(authSvc, tmpl, nil)})
+		Console: auth.NewConsole(authSvc, tmpl, nil), Public: public})
 	if err != nil {
 		t.Fatalf("filehost.New: %v", err)
 	}

@@ -25,6 +25,9 @@ func (s *Service) Routes(rt *httpx.Router) {
 	api.Handle("GET /api/v1/files/{id}", user(httpx.FileAPI.Handle(s.handleGetFile)))
 	api.Handle("PATCH /api/v1/files/{id}", user(httpx.FileAPI.Handle(s.handlePatchFile)))
 	api.Handle("DELETE /api/v1/files/{id}", user(httpx.FileAPI.Handle(s.handleDeleteFile)))
+	api.Handle("POST /api/v1/files/{id}/shares", user(httpx.FileAPI.Handle(s.handleCreateShare)))
+	api.Handle("GET /api/v1/files/{id}/shares", user(httpx.FileAPI.Handle(s.handleListShares)))
+	api.Handle("DELETE /api/v1/files/{id}/shares/{share_id}", user(httpx.FileAPI.Handle(s.handleRevokeShare)))
 
 	api.Handle("POST /api/v1/auth/register", s.registerLimit.Middleware(httpx.FileAPI)(httpx.FileAPI.Handle(s.handleRegister)))
 	api.Handle("POST /api/v1/auth/login", s.loginLimit.Middleware(httpx.FileAPI)(httpx.FileAPI.Handle(s.handleLogin)))
@@ -104,6 +107,15 @@ func (s *Service) Routes(rt *httpx.Router) {
 	links.Fallback("/f/")
 	links.Fallback("/t")
 	links.Fallback("/t/")
+
+	// Share links (docs/filehost.md#share-links), pages for anyone.
+	shares := rt.Pages("shares", httpx.FileAPI)
+	shares.Handle("GET /s/{token}", http.HandlerFunc(s.handleSharePage))
+	shares.Handle("POST /s/{token}", http.HandlerFunc(s.handleSharePassword))
+	shares.Handle("GET /s/raw/{token}", http.HandlerFunc(s.handleShareRaw))
+	shares.Handle("GET /s/static/{file}", http.HandlerFunc(s.serveStatic))
+	shares.Fallback("/s")
+	shares.Fallback("/s/")
 
 	if s.console != nil {
 		s.consoleRoutes(rt)

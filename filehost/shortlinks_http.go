@@ -18,7 +18,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := linkHash(r.PathValue("hash"))
 		if !ok {
-			notFound(w, r)
+			s.notFound(w, r)
 			return
 		}
 		// A second round only when a remembered target's bytes are gone.
@@ -51,7 +51,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			serveContent(w, r, f, t.mimetype, `"`+t.md5+`"`, t.createdAt)
 			return
 		}
-		notFound(w, r)
+		s.notFound(w, r)
 	})
 }
 
@@ -64,18 +64,13 @@ func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimet
 	h.Set("Content-Type", mimetype)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	if h.Get("Cache-Control") == "" { // a share link's bytes set their own
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	}
 	if !inlineSafe(mimetype) {
 		h.Set("Content-Security-Policy", "sandbox")
 	}
 	http.ServeContent(w, r, "", modified, f)
-}
-
-// notFound answers an unknown or mismatched short link. Errors are JSON
-// everywhere in Folio, short links included; the body must never be cached.
-func notFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	httpx.FileAPI.Error(w, r, httpx.NotFound())
 }
 
 func (s *Service) serverError(w http.ResponseWriter, r *http.Request, err error) {

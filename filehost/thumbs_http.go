@@ -9,7 +9,7 @@ import (
 func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 	h, ok := linkHash(r.PathValue("hash"))
 	if !ok {
-		notFound(w, r)
+		s.notFound(w, r)
 		return
 	}
 	// A second round only when a remembered target's bytes are gone.
@@ -37,5 +37,5 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		serveContent(w, r, f, ctype, `"t-`+t.md5+`"`, t.createdAt)
 		return
 	}
-	notFound(w, r)
+	s.notFound(w, r)
 }

@@ -67,6 +67,24 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 	return true, 0
 }
 
+// Blocked reports, taking nothing, whether key has used its allowance, and
+// how long until it has one again. For limits on failures (wrong
+// passwords), checked before the attempt and taken only when it fails.
+func (l *RateLimiter) Blocked(key string) (bool, time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim, ok := l.clients[key]
+	if !ok {
+		return false, 0
+	}
+	tokens := lim.TokensAt(now)
+	if tokens >= 1 {
+		return false, 0
+	}
+	return true, time.Duration((1 - tokens) * float64(l.period))
+}
+
 // sweep forgets clients whose allowance is whole again (forgetting them
 // changes nothing). If the table is still full, it drops arbitrary
 // entries: under a flood, a forgotten client merely gets a fresh allowance.

@@ -146,3 +146,26 @@ func TestTooManyRequestsRoundsUp(t *testing.T) {
 		}
 	}
 }
+
+func TestRateLimiterBlockedTakesNothing(t *testing.T) {
+	l, clock := newTestLimiter(5, time.Minute)
+	for i := range 10 {
+		if blocked, _ := l.Blocked("a"); blocked {
+			t.Fatalf("blocked after %d looks", i)
+		}
+	}
+	for range 5 {
+		l.Allow("a")
+	}
+	blocked, wait := l.Blocked("a")
+	if !blocked || wait <= 0 || wait > time.Minute {
+		t.Fatalf("after the allowance: blocked=%v wait=%v", blocked, wait)
+	}
+	if blocked, _ := l.Blocked("b"); blocked {
+		t.Fatal("another key is blocked")
+	}
+	clock.advance(wait)
+	if blocked, _ := l.Blocked("a"); blocked {
+		t.Fatal("still blocked after the advised wait")
+	}
+}

@@ -24,16 +24,35 @@ import (
 //go:embed console
 var consoleFS embed.FS
 
+// publicFS holds the file host's public pages (share pages and the 404
+// page of short links), laid out as console/ and rendered by the same
+// machinery, with public.css as their bundle. They exist whatever
+// console.enabled says.
+//
+//go:embed public
+var publicFS embed.FS
+
 // ConsoleStaticPrefix is where the console's assets are served.
 const ConsoleStaticPrefix = "/console/static/"
+
+// PublicStaticPrefix is where the public pages' assets are served.
+const PublicStaticPrefix = "/s/static/"
 
 // Console renders the web console's pages. Every template is parsed and
 // checked when it is built, so a broken one stops start-up.
 type Console struct {
+	fsys   fs.FS
+	dir    string                        // "console" or "public"
+	prefix string                        // where the assets are served
 	pages  map[string]*template.Template // by page name
 	assets map[string]asset              // by served (hashed) file name
 	urls   map[string]string             // logical name -> served URL
 }
+
+// Public renders the file host's public pages: a set of pages like the
+// console's, with its own layout and assets (served under
+// PublicStaticPrefix).
+type Public struct{ *Console }
 
 // ConsoleView is what every console page template sees.
 type ConsoleView struct {
@@ -60,13 +79,29 @@ func (u *ConsoleUser) IsAdmin() bool { return u != nil && u.Role == "admin" }
 
 // NewConsole parses the console's templates and loads its assets.
 func NewConsole() (*Console, error) {
-	c := &Console{pages: map[string]*template.Template{}, assets: map[string]asset{}, urls: map[string]string{}}
+	return newPageSet(consoleFS, "console", ConsoleStaticPrefix)
+}
+
+// NewPublic parses the public pages and loads their assets.
+func NewPublic() (*Public, error) {
+	c, err := newPageSet(publicFS, "public", PublicStaticPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return &Public{c}, nil
+}
+
+// newPageSet parses the pages under dir of fsys, each with dir's
+// layout.html and partials.html, and bundles its stylesheets as dir.css.
+func newPageSet(fsys fs.FS, dir, prefix string) (*Console, error) {
+	c := &Console{fsys: fsys, dir: dir, prefix: prefix,
+		pages: map[string]*template.Template{}, assets: map[string]asset{}, urls: map[string]string{}}
 	if err := c.loadAssets(); err != nil {
 		return nil, err
 	}
-	entries, err := fs.ReadDir(consoleFS, "console")
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("templates: read console: %w", err)
+		return nil, fmt.Errorf("templates: read %s: %w", dir, err)
 	}
 	var shared []string
 	var pages []string
@@ -81,7 +116,7 @@ func NewConsole() (*Console, error) {
 		}
 	}
 	if len(shared) != 2 {
-		return nil, errors.New("templates: console needs layout.html and partials.html")
+		return nil, fmt.Errorf("templates: %s needs layout.html and partials.html", dir)
 	}
 	for _, p := range pages {
 		t, err := c.parse(append(append([]string{}, shared...), p))
@@ -95,25 +130,25 @@ func NewConsole() (*Console, error) {
 
 func (c *Console) parse(files []string) (*template.Template, error) {
 	page := files[len(files)-1]
-	root := template.New("console/" + page).Funcs(c.funcs())
+	root := template.New(c.dir + "/" + page).Funcs(c.funcs())
 	for _, f := range files {
-		text, err := fs.ReadFile(consoleFS, "console/"+f)
+		text, err := fs.ReadFile(c.fsys, c.dir+"/"+f)
 		if err != nil {
-			return nil, fmt.Errorf("templates: console/%s: %w", f, err)
+			return nil, fmt.Errorf("templates: %s/%s: %w", c.dir, f, err)
 		}
 		if _, err := root.New(f).Parse(string(text)); err != nil {
-			return nil, fmt.Errorf("templates: console/%s: %w", f, err)
+			return nil, fmt.Errorf("templates: %s/%s: %w", c.dir, f, err)
 		}
 	}
 	if root.Lookup("main") == nil {
-		return nil, fmt.Errorf("templates: console/%s must define \"main\"", page)
+		return nil, fmt.Errorf("templates: %s/%s must define \"main\"", c.dir, page)
 	}
 	// Escaping errors surface on the first execution: make it now. Other
 	// errors come from the empty view, not the template.
 	err := root.ExecuteTemplate(io.Discard, "layout", &ConsoleView{})
 	var escErr *template.Error
 	if errors.As(err, &escErr) {
-		return nil, fmt.Errorf("templates: console/%s: %w", page, err)
+		return nil, fmt.Errorf("templates: %s/%s: %w", c.dir, page, err)
 	}
 	return root, nil
 }
@@ -123,16 +158,16 @@ func (c *Console) parse(files []string) (*template.Template, error) {
 // each area of the console keeps its rules in its own file at no cost of
 // requests.
 func (c *Console) loadAssets() error {
-	entries, err := fs.ReadDir(consoleFS, "console/static")
+	entries, err := fs.ReadDir(c.fsys, c.dir+"/static")
 	if err != nil {
-		return fmt.Errorf("templates: read console/static: %w", err)
+		return fmt.Errorf("templates: read %s/static: %w", c.dir, err)
 	}
 	var css bytes.Buffer
 	for _, ent := range entries {
 		name := ent.Name()
-		body, err := fs.ReadFile(consoleFS, "console/static/"+name)
+		body, err := fs.ReadFile(c.fsys, c.dir+"/static/"+name)
 		if err != nil {
-			return fmt.Errorf("templates: read console/static/%s: %w", name, err)
+			return fmt.Errorf("templates: read %s/static/%s: %w", c.dir, name, err)
 		}
 		if path.Ext(name) == ".css" {
 			fmt.Fprintf(&css, "/* %s */\n", name)
@@ -142,14 +177,14 @@ func (c *Console) loadAssets() error {
 		}
 		c.addAsset(name, body)
 	}
-	c.addAsset("console.css", css.Bytes())
+	c.addAsset(c.dir+".css", css.Bytes())
 	return nil
 }
 
 func (c *Console) addAsset(name string, body []byte) {
 	served, a := newAsset(name, body)
 	c.assets[served] = a
-	c.urls[name] = ConsoleStaticPrefix + served
+	c.urls[name] = c.prefix + served
 }
 
 // AssetURL is the served URL of a console asset ("upload.js" →
@@ -164,7 +199,7 @@ func (c *Console) AssetURL(name string) (string, bool) {
 func (c *Console) Assets() map[string]int {
 	out := map[string]int{}
 	for name, u := range c.urls {
-		out[name] = len(c.assets[strings.TrimPrefix(u, ConsoleStaticPrefix)].body)
+		out[name] = len(c.assets[strings.TrimPrefix(u, c.prefix)].body)
 	}
 	return out
 }

@@ -39,6 +39,9 @@ func TestEveryRouteAnswersMissesInItsSurface(t *testing.T) {
 		"site":   {httpx.BlogAPI, true},
 		"files":  {httpx.FileAPI, false},
 		"links":  {httpx.FileAPI, true},
+		// Share links: pages for anyone; a missing link answers as a
+		// short link does.
+		"shares": {httpx.FileAPI, true},
 		// The console's pages answer 404 with its own page, other
 		// errors of the router in envelope A.
 		"console": {httpx.FileAPI, true},

@@ -76,16 +76,22 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	site := a.settings.Site
+	siteName := func(ctx context.Context) string { return site.Get(ctx).SiteName }
 	var console *auth.Console
 	if cfg.ConsoleEnabled {
 		tmpl, err := templates.NewConsole()
 		if err != nil {
 			return fail(err)
 		}
-		site := a.settings.Site
-		console = auth.NewConsole(authSvc, tmpl, func(ctx context.Context) string { return site.Get(ctx).SiteName })
+		console = auth.NewConsole(authSvc, tmpl, siteName)
 	}
-	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger, Console: console})
+	public, err := templates.NewPublic()
+	if err != nil {
+		return fail(err)
+	}
+	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
+		Console: console, Public: public, SiteName: siteName})
 	if err != nil {
 		return fail(err)
 	}

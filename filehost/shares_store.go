@@ -1,0 +1,136 @@
+package filehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"folio/sqlstore"
+)
+
+// shareColumns matches scanShare.
+const shareColumns = `s.id, s.file_id, s.token, s.expires_at, s.max_views, s.views, s.password_hash, s.created_at`
+
+// shareRow receives the shareColumns of a row.
+type shareRow struct {
+	sh      share
+	expires *int64
+	created int64
+	hash    *string
+}
+
+func (r *shareRow) dest() []any {
+	return []any{&r.sh.ID, &r.sh.fileID, &r.sh.token, &r.expires, &r.sh.MaxViews, &r.sh.Views, &r.hash, &r.created}
+}
+
+func (r *shareRow) share() *share {
+	sh := r.sh
+	sh.ExpiresAt = sqlstore.NullTime(r.expires)
+	sh.CreatedAt = sqlstore.Time(r.created)
+	if r.hash != nil {
+		sh.passwordHash, sh.HasPassword = *r.hash, true
+	}
+	return &sh
+}
+
+func scanShare(row scanner) (*share, error) {
+	var r shareRow
+	if err := row.Scan(r.dest()...); err != nil {
+		return nil, err
+	}
+	return r.share(), nil
+}
+
+// insertShare stores a new share link of a file; a file deleted meanwhile
+// is sqlstore.ErrNotFound.
+func (s *Service) insertShare(ctx context.Context, sh *share) error {
+	var expires *int64
+	if sh.ExpiresAt != nil {
+		v := sqlstore.FromTime(*sh.ExpiresAt)
+		expires = &v
+	}
+	var hash *string
+	if sh.HasPassword {
+		hash = &sh.passwordHash
+	}
+	_, err := s.db.Exec(ctx, `INSERT INTO shares (id, file_id, token, expires_at, max_views, views, password_hash, created_at)
+		VALUES ($1, $2, $3, $4, $5, 0, $6, $7)`,
+		sh.ID, sh.fileID, sh.token, expires, sh.MaxViews, hash, sqlstore.FromTime(sh.CreatedAt))
+	if errors.Is(err, sqlstore.ErrForeignKey) {
+		return sqlstore.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("filehost: create share link: %w", err)
+	}
+	return nil
+}
+
+// listShares returns a file's share links, newest first.
+func (s *Service) listShares(ctx context.Context, fileID string) ([]*share, error) {
+	rows, err := s.db.Query(ctx, "SELECT "+shareColumns+" FROM shares s WHERE s.file_id = $1 ORDER BY s.created_at DESC, s.id DESC", fileID)
+	if err != nil {
+		return nil, fmt.Errorf("filehost: list share links: %w", err)
+	}
+	defer rows.Close()
+	out := []*share{}
+	for rows.Next() {
+		sh, err := scanShare(rows)
+		if err != nil {
+			return nil, fmt.Errorf("filehost: list share links: %w", err)
+		}
+		out = append(out, sh)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filehost: list share links: %w", err)
+	}
+	return out, nil
+}
+
+// deleteShare revokes a share link of a file; sqlstore.ErrNotFound when the
+// file has no such link.
+func (s *Service) deleteShare(ctx context.Context, fileID, shareID string) error {
+	res, err := s.db.Exec(ctx, "DELETE FROM shares WHERE id = $1 AND file_id = $2", shareID, fileID)
+	if err != nil {
+		return fmt.Errorf("filehost: revoke share link: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("filehost: revoke share link: %w", err)
+	} else if n == 0 {
+		return sqlstore.ErrNotFound
+	}
+	return nil
+}
+
+// openShare finds the link of a token while it is open: not revoked, not
+// expired, its file live. Whether views are left is countView's to say.
+// Nil when there is none.
+func (s *Service) openShare(ctx context.Context, token string) (*share, *fileRecord, error) {
+	var r shareRow
+	f, err := scanFile(withTail(s.db.QueryRow(ctx, "SELECT "+fileColumns+", "+shareColumns+fileFrom+
+		" JOIN shares s ON s.file_id = f.id WHERE s.token = $1 AND (s.expires_at IS NULL OR s.expires_at > $2) AND "+liveFile("$2"),
+		token, sqlstore.FromTime(s.now())), r.dest()...))
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("filehost: open share link: %w", err)
+	}
+	return r.share(), f, nil
+}
+
+// countView counts one view of an open link, exactly across processes: one
+// statement takes a view only while one is left, so of any number of
+// visitors at once no more than max_views get the page.
+func (s *Service) countView(ctx context.Context, shareID string) (bool, error) {
+	res, err := s.db.Exec(ctx, `UPDATE shares SET views = views + 1
+		WHERE id = $1 AND (max_views IS NULL OR views < max_views) AND (expires_at IS NULL OR expires_at > $2)`,
+		shareID, sqlstore.FromTime(s.now()))
+	if err != nil {
+		return false, fmt.Errorf("filehost: count a view: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("filehost: count a view: %w", err)
+	}
+	return n == 1, nil
+}
