@@ -57,6 +57,14 @@ type fileView struct {
 	Name    string // the form's values, as sent when a save failed
 	AlbumID string
 	Public  bool
+	Shares  []shareCard
+	Expiry  []expiryChoice // the share form's choices
+}
+
+// shareCard is one share link on a file's page.
+type shareCard struct {
+	*share
+	Copy templates.ConsoleCopy
 }
 
 // newCard prepares a file for the grid. Thumbnails and previews are

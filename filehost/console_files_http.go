@@ -3,6 +3,7 @@ package filehost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -158,6 +159,17 @@ func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	data.Albums = albums
+	shares, err := s.listShares(r.Context(), data.File.ID)
+	if err != nil {
+		return err
+	}
+	base := httpx.BaseURL(r)
+	for i, sh := range shares {
+		sh.setURL(base)
+		data.Shares = append(data.Shares, shareCard{share: sh,
+			Copy: templates.ConsoleCopy{ID: fmt.Sprintf("share-%d", i+1), Label: "Share link", Value: sh.URL}})
+	}
+	data.Expiry = expiryChoices()
 	v := s.console.View(w, r, data.File.OriginName, "files")
 	v.Error = problem
 	v.Data = data

@@ -62,6 +62,8 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("GET /console/files/{id}", p.user(s.handleConsoleFile))
 	p.Handle("POST /console/files/{id}", p.user(s.handleConsoleUpdateFile))
 	p.Handle("POST /console/files/{id}/delete", p.user(s.handleConsoleDeleteFile))
+	p.Handle("POST /console/files/{id}/shares", p.user(s.handleConsoleCreateShare))
+	p.Handle("POST /console/files/{id}/shares/{share_id}/delete", p.user(s.handleConsoleRevokeShare))
 	p.Handle("GET /console/albums", p.user(s.handleConsoleAlbums))
 	p.Handle("POST /console/albums", p.user(s.handleConsoleCreateAlbum))
 	p.Handle("GET /console/albums/{id}", p.user(s.handleConsoleAlbum))

@@ -332,3 +332,54 @@ func TestMissingLinksAnswerBrowsersWithAPage(t *testing.T) {
 		})
 	}
 }
+
+func TestConsoleSharesAFile(t *testing.T) {
+	e := newTestEnv(t)
+	aliceID, b := e.consoleUser("alice")
+	u := mustUpload(t, e.clientFor(aliceID), "pic.png", pngBytes(t, 6, 6))
+	page := "/console/files/" + u.ID
+	tok := pageToken(b, page)
+
+	for _, tt := range []struct {
+		name   string
+		fields []string
+		msg    string
+	}{
+		{"a made-up expiry", []string{"expires_in", "-1"}, "Choose when the link expires from the list."},
+		{"views not a number", []string{"max_views", "ten"}, "Enter from 1 to 1000000000 views, or leave it empty."},
+		{"zero views", []string{"max_views", "0"}, "Enter from 1 to 1000000000 views, or leave it empty."},
+		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of at most 72 bytes, or leave it empty."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := b.PostForm(page+"/shares", append([]string{"form_token", tok}, tt.fields...)...).Expect(422)
+			if !contains(res, html.EscapeString(tt.msg)) {
+				t.Fatalf("no %q in %s", tt.msg, res.Body)
+			}
+		})
+	}
+	b.PostForm(page+"/shares", "max_views", "3").Expect(403) // no form token
+
+	res := b.PostForm(page+"/shares", "form_token", tok, "expires_in", "86400", "max_views", "3", "password", "pw")
+	if res.Status != 303 || res.Location() != page {
+		t.Fatalf("create: %d %s", res.Status, res.Location())
+	}
+	detail := b.Do("GET", page, nil).Expect(200)
+	if !contains(detail, "Share link created.", `<label for="share-1">Share link</label>`, "0 views of 3", "· password", "· until <time") {
+		t.Fatalf("file page: %s", detail.Body)
+	}
+	var list struct{ Data []shareJSON }
+	json.Unmarshal(e.clientFor(aliceID).Do("GET", "/api/v1/files/"+u.ID+"/shares", nil).Expect(200).Body, &list)
+	if len(list.Data) != 1 || !list.Data[0].HasPassword || list.Data[0].ExpiresAt == nil {
+		t.Fatalf("stored: %+v", list.Data)
+	}
+	// Another user cannot see or revoke it.
+	_, eve := e.consoleUser("eve")
+	eve.Do("GET", page, nil).Expect(404)
+	eve.PostForm(page+"/shares/"+list.Data[0].ID+"/delete", "form_token", pageToken(eve, "/console/files")).Expect(404)
+
+	b.PostForm(page+"/shares/"+strings.Repeat("0", 8)+"/delete", "form_token", tok).Expect(404)
+	if res := b.PostForm(page+"/shares/"+list.Data[0].ID+"/delete", "form_token", tok); res.Status != 303 {
+		t.Fatalf("revoke: %d", res.Status)
+	}
+	e.c.Do("GET", list.Data[0].path(), nil).Expect(404)
+}
