@@ -236,8 +236,9 @@ func (s *Service) renderPassword(w http.ResponseWriter, r *http.Request, status 
 }
 
 // renderPublic writes a public page with the headers of every one: the
-// console's strict CSP, no referrer (share URLs are secrets), no indexing,
-// no caching. A page that fails to render is logged and answered as text.
+// console's strict CSP, no referrer to other sites (share URLs are
+// secrets; "no-referrer" would also blank the Origin of the password form,
+// which the form check needs), no indexing, no caching. A page that fails to render is logged and answered as text.
 func (s *Service) renderPublic(w http.ResponseWriter, r *http.Request, status int, page, title string, data any, more func(*templates.ConsoleView)) {
 	v := &templates.ConsoleView{Title: title, BaseURL: httpx.BaseURL(r), Data: data}
 	if s.siteName != nil {
@@ -257,7 +258,7 @@ func (s *Service) renderPublic(w http.ResponseWriter, r *http.Request, status in
 	h.Set("Content-Security-Policy", auth.ConsoleCSP)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Robots-Tag", "noindex, nofollow")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

@@ -139,7 +139,7 @@ func TestSharePageShowsTheFileToAnyone(t *testing.T) {
 	page := b.Do("GET", sh.path(), nil).Expect(200)
 	for _, h := range []struct{ name, want string }{
 		{"Content-Security-Policy", "default-src 'self'"},
-		{"Referrer-Policy", "no-referrer"},
+		{"Referrer-Policy", "same-origin"},
 		{"X-Robots-Tag", "noindex, nofollow"},
 		{"Cache-Control", "no-store"},
 	} {

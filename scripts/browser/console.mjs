@@ -1,7 +1,7 @@
 // The console's real-browser test (docs/console.md): Debian's Chromium,
 // driven by playwright-core, walks the flows a person would — sign in,
-// upload by drop and paste, copy a link, manage files and albums, tokens
-// and a ShareX file, two-factor sign-in, and an administrator disabling the
+// upload by drop and paste, copy a link, manage files and albums, share a
+// file with a password and open it signed out, tokens and a ShareX file, two-factor sign-in, and an administrator disabling the
 // account — and fails on anything a person would notice: a console error
 // or warning, an uncaught exception, a failed request, an unexpected HTTP
 // error, a Content Security Policy violation, or a serious accessibility
@@ -578,6 +578,58 @@ async function stepFiles(u) {
   await look(page, "files-after-delete");
 }
 
+// stepShare shares the file kept by step c with a password and a view
+// limit, opens the link in a browser that is not signed in (password form,
+// a wrong answer, the right one, the picture), revokes it, and sees the
+// 404 pages a browser gets for a dead share link and a missing short link.
+async function stepShare(browser, u) {
+  const page = u.page;
+  check(state.keptFile?.href, "step c kept no file to share");
+  await go(page, state.keptFile.href);
+  await need(page, "#share-create", "the share form #share-create");
+  await page.locator("#share-expires").selectOption("86400");
+  await page.locator("#share-views").fill("5");
+  await page.locator("#share-password").fill("open sesame");
+  await submit(page, "#share-create");
+  check((await flash(page)).includes("Share link created"), "no confirmation of the new share link");
+  const url = await valueOf(page, "#share-1");
+  check(/\/s\/[A-Za-z0-9_-]{32}$/.test(url), `#share-1 holds ${url}, not a share link`);
+  await look(page, "file-shared");
+
+  const v = await newContext(browser, "visitor");
+  try {
+    await go(v.page, url);
+    await need(v.page, "#share-password", "the password field #share-password");
+    await look(v.page, "share-password");
+    allow({ status: 401, url: new RegExp(`^${reEscape(url)}$`) });
+    await v.page.locator("#share-password").fill("not it");
+    await submit(v.page, "form");
+    await need(v.page, "p.error", "the wrong-password message p.error");
+    await v.page.locator("#share-password").fill("open sesame");
+    await submit(v.page, "form");
+    const img = await need(v.page, "img.media", "the shared picture img.media");
+    await v.page.waitForFunction(() => document.querySelector("img.media")?.complete);
+    check((await img.evaluate((i) => i.naturalWidth)) > 0, "the shared picture did not load");
+    const og = await v.page.locator('meta[property="og:image"]').getAttribute("content");
+    check(og && og.startsWith(BASE + "/s/raw/"), `og:image is ${og}`);
+    await look(v.page, "share");
+
+    await go(page, state.keptFile.href);
+    await submit(page, "li form[data-confirm]");
+    check((await flash(page)).includes("revoked"), "no confirmation of the revocation");
+    allow({ status: 404 });
+    await go(v.page, url);
+    await need(v.page, "h1", "the 404 page");
+    check((await v.page.locator("h1").textContent()).includes("Not found"), "a revoked link does not say Not found");
+    await look(v.page, "share-404");
+    await go(v.page, "/i/0123456789abcdef");
+    check((await v.page.locator("h1").textContent()).includes("Not found"), "a missing short link does not show the 404 page");
+    await look(v.page, "link-404");
+  } finally {
+    await v.context.close();
+  }
+}
+
 async function stepTokens(u) {
   const page = u.page;
   const name = "browser-sharex";
@@ -730,9 +782,10 @@ async function main() {
     ["a. sign in", () => stepSignIn(u)],
     ["b. upload by drop and paste, copy", () => stepUpload(u)],
     ["c. files and albums", () => stepFiles(u)],
-    ["d. tokens and ShareX", () => stepTokens(u)],
-    ["e. two-factor sign-in", () => stepTOTP(u)],
-    ["f. administration", () => stepAdmin(browser, u)],
+    ["d. share links, signed out", () => stepShare(browser, u)],
+    ["e. tokens and ShareX", () => stepTokens(u)],
+    ["f. two-factor sign-in", () => stepTOTP(u)],
+    ["g. administration", () => stepAdmin(browser, u)],
   ];
   let failed = false;
   try {
