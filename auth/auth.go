@@ -67,7 +67,7 @@ type Service struct {
 	accessKey  []byte
 	formKey    []byte // console form tokens
 	ticketKey  []byte // pending-second-factor login tickets
-	valueKey   []byte // SignValue
+	valueKey   []byte // Seal and Open
 	adminID    string
 	guestID    string
 	// dummyHash is compared against when a login names no user, so that

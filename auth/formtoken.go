@@ -21,21 +21,19 @@ const FormCookie = "folio_form"
 // formCookieLen is the random bytes of a FormCookie value.
 const formCookieLen = 24
 
-func (s *Service) formMAC(msg string) string {
+func (s *Service) formMAC(msg string) []byte {
 	m := hmac.New(sha256.New, s.formKey)
 	m.Write([]byte(msg))
-	return b64.EncodeToString(m.Sum(nil))
+	return m.Sum(nil)
 }
 
 // FormToken is the form token of a session.
-func (s *Service) FormToken(sessionID string) string { return s.formMAC(sessionID) }
+func (s *Service) FormToken(sessionID string) string { return b64.EncodeToString(s.formMAC(sessionID)) }
 
-// ValidFormToken reports whether token is the form token of sessionID.
+// ValidFormToken reports whether token is, exactly, the form token of
+// sessionID (the one parser of signed values: signed.go).
 func (s *Service) ValidFormToken(sessionID, token string) bool {
-	if sessionID == "" || token == "" {
-		return false
-	}
-	return hmac.Equal([]byte(s.formMAC(sessionID)), []byte(token))
+	return sessionID != "" && macOK(token, s.formMAC(sessionID))
 }
 
 // AnonFormToken returns the form token for a page shown before sign-in,
@@ -49,28 +47,21 @@ func (s *Service) AnonFormToken(w http.ResponseWriter, r *http.Request) string {
 		http.SetCookie(w, &http.Cookie{Name: FormCookie, Value: v, Path: "/", MaxAge: int(s.cfg.SessionTTL / time.Second),
 			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: httpx.IsHTTPS(r)})
 	}
-	return s.formMAC("anon:" + v)
+	return b64.EncodeToString(s.formMAC("anon:" + v))
 }
 
 // ValidAnonFormToken reports whether token matches the request's
 // folio_form cookie.
 func (s *Service) ValidAnonFormToken(r *http.Request, token string) bool {
 	v, ok := formCookie(r)
-	if !ok || token == "" {
-		return false
-	}
-	return hmac.Equal([]byte(s.formMAC("anon:"+v)), []byte(token))
+	return ok && macOK(token, s.formMAC("anon:"+v))
 }
 
-// formCookie returns the request's folio_form value when it has the shape
-// AnonFormToken gives it.
+// formCookie returns the request's folio_form value when it is exactly
+// what AnonFormToken writes: canonical base64url of 24 bytes.
 func formCookie(r *http.Request) (string, bool) {
 	c, err := r.Cookie(FormCookie)
-	if err != nil {
-		return "", false
-	}
-	b, err := b64.DecodeString(c.Value)
-	if err != nil || len(b) != formCookieLen {
+	if err != nil || !CanonicalBase64URL(c.Value, formCookieLen) {
 		return "", false
 	}
 	return c.Value, true

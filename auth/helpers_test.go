@@ -71,6 +71,29 @@ func newEnvFor(t *testing.T, svc *auth.Service) *env {
 	return e
 }
 
+// visitor is a new client of the server whose failures are t's, for use
+// inside a subtest.
+func (e *env) visitor(t *testing.T) *httpxtest.Client {
+	c := e.client.Clone()
+	c.T = t
+	return c
+}
+
+// fixedService is a service on a throwaway database that signs with
+// secret and reads a clock stopped at the Unix time now, so that the values
+// it signs are always the same.
+func fixedService(t testing.TB, secret string, now int64) *auth.Service {
+	t.Helper()
+	cfg := authtest.Config(t)
+	cfg.SessionSecret = secret
+	svc, err := auth.New(context.Background(), sqlstoretest.Open(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth.SetClock(svc, func() time.Time { return time.Unix(now, 0) })
+	return svc
+}
+
 // createUser inserts an active user with a password and returns it.
 func (e *env) createUser(t *testing.T, username, email, password, role string) *auth.User {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"folio/auth"
+	"folio/auth/authtest"
 	"folio/sqlstore"
 )
 
@@ -42,6 +43,25 @@ func TestSessionCookie(t *testing.T) {
 	}
 	e.clock.Advance(time.Hour + time.Second) // authtest's SessionTTL is an hour
 	expectCode(t, e.client.Clone().Do("GET", "/admin/ping", nil, "Cookie", cookie), 401, 40100)
+}
+
+// Through a real server: a session cookie that is not exactly the
+// signer's text is 401 in envelope A, even where Go's lenient base64
+// decoder reads the same MAC (docs/design.md#identity).
+func TestSessionCookieMustBeTheSignersText(t *testing.T) {
+	e := newEnv(t)
+	cookie := e.sessionCookie(t, e.svc.AdminID())
+	value := strings.TrimPrefix(cookie, auth.SessionCookie+"=")
+	e.client.Clone().Do("GET", "/admin/ping", nil, "Cookie", cookie).Expect(200)
+	for _, v := range authtest.MACVariants(t, value) {
+		if !v.Header {
+			continue // no client sends a CR or LF in a header; TestSignedValuesAcceptOnlyTheSignersText covers them
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			res := e.visitor(t).Do("GET", "/admin/ping", nil, "Cookie", auth.SessionCookie+"="+v.Value)
+			expectCode(t, res, 401, 40100)
+		})
+	}
 }
 
 func TestLogoutRevokesSessionOnReplay(t *testing.T) {

@@ -2,13 +2,9 @@ package auth
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,62 +15,26 @@ import (
 // pasted into a client's Authorization field is recognised.
 const APITokenPrefix = "folio_"
 
-var b64 = base64.RawURLEncoding
-
 func randomToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return b64.EncodeToString(b)
 }
 
-// sign returns payload.mac for key.
-func sign(key []byte, payload string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(payload))
-	return payload + "." + b64.EncodeToString(m.Sum(nil))
-}
-
-// verify checks a value made by sign and returns its payload.
-func verify(key []byte, value string) (string, bool) {
-	i := strings.LastIndexByte(value, '.')
-	if i <= 0 {
-		return "", false
-	}
-	payload, mac := value[:i], value[i+1:]
-	got, err := b64.DecodeString(mac)
-	if err != nil {
-		return "", false
-	}
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(payload))
-	if !hmac.Equal(got, m.Sum(nil)) {
-		return "", false
-	}
-	return payload, true
-}
-
 // NewAccessToken signs a short-lived access token for a user:
 // "fa1.<user id>.<expiry unix>.<mac>".
 func (s *Service) NewAccessToken(userID string) (string, time.Time) {
 	exp := s.now().Add(AccessTokenTTL)
-	return sign(s.accessKey, "fa1."+userID+"."+strconv.FormatInt(exp.Unix(), 10)), exp
+	return s.accessSigner().seal(accessPrefix+userID, exp.Unix()), exp
 }
 
 // parseAccessToken returns the user id of a valid, unexpired access token.
 func (s *Service) parseAccessToken(tok string) (string, bool) {
-	payload, ok := verify(s.accessKey, tok)
+	payload, ok := s.accessSigner().openAt(tok, s.now())
 	if !ok {
 		return "", false
 	}
-	parts := strings.Split(payload, ".")
-	if len(parts) != 3 || parts[0] != "fa1" {
-		return "", false
-	}
-	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || s.now().Unix() >= exp {
-		return "", false
-	}
-	return parts[1], true
+	return strings.TrimPrefix(payload, accessPrefix), true
 }
 
 // TokenPair is the result of a login or refresh.

@@ -62,6 +62,25 @@ func TestAccessToken(t *testing.T) {
 	expectCode(t, e.get(t, "/user/ping", "Bearer "+tok), 401, 40100)
 }
 
+// Through a real server: an access token that is not exactly the
+// signer's text is 401 as a Bearer token and as the access_token cookie.
+func TestAccessTokenMustBeTheSignersText(t *testing.T) {
+	e := newEnv(t)
+	u := e.createUser(t, "alice", "alice@example.com", "password1", auth.RoleUser)
+	tok, _ := e.svc.NewAccessToken(u.ID)
+	e.get(t, "/user/ping", "Bearer "+tok).Expect(200)
+	e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", auth.AccessCookie+"="+tok).Expect(200)
+	for _, v := range authtest.MACVariants(t, tok) {
+		if !v.Header {
+			continue // no client sends a CR or LF in a header; TestSignedValuesAcceptOnlyTheSignersText covers them
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			expectCode(t, e.visitor(t).Do("GET", "/user/ping", nil, "Authorization", "Bearer "+v.Value), 401, 40100)
+			expectCode(t, e.visitor(t).Do("GET", "/user/ping", nil, "Cookie", auth.AccessCookie+"="+v.Value), 401, 40100)
+		})
+	}
+}
+
 func TestRefreshRotationAndReuse(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

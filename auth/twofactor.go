@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -299,25 +298,16 @@ func (s *Service) CheckLogin(ctx context.Context, login, password, otp string) (
 // "lt1.<user id>.<expiry unix>.<mac>". Its key serves no other purpose,
 // so no other signed value can pass for one.
 func (s *Service) NewLoginTicket(userID string) string {
-	exp := s.now().Add(LoginTicketTTL).Unix()
-	return sign(s.ticketKey, "lt1."+userID+"."+strconv.FormatInt(exp, 10))
+	return s.ticketSigner().seal(ticketPrefix+userID, s.now().Add(LoginTicketTTL).Unix())
 }
 
 // ParseLoginTicket returns the user id of a valid, unexpired ticket.
 func (s *Service) ParseLoginTicket(ticket string) (userID string, ok bool) {
-	payload, ok := verify(s.ticketKey, ticket)
+	payload, ok := s.ticketSigner().openAt(ticket, s.now())
 	if !ok {
 		return "", false
 	}
-	parts := strings.Split(payload, ".")
-	if len(parts) != 3 || parts[0] != "lt1" || !sqlstore.ValidID(parts[1]) {
-		return "", false
-	}
-	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || s.now().Unix() >= exp {
-		return "", false
-	}
-	return parts[1], true
+	return strings.TrimPrefix(payload, ticketPrefix), true
 }
 
 // replaceRecoveryCodes deletes the user's codes and stores ten new ones.

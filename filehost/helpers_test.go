@@ -125,6 +125,15 @@ func (e *testEnv) clientFor(userID string) *httpxtest.Client {
 	return c
 }
 
+// within returns c, with its cookies and a copy of its headers, failing t
+// instead of c's test: for use inside a subtest.
+func within(t testing.TB, c *httpxtest.Client) *httpxtest.Client {
+	n := *c
+	n.T = t
+	n.Header = c.Header.Clone()
+	return &n
+}
+
 // newUser creates a user with the given quota and returns its id and a
 // client authenticated as it.
 func (e *testEnv) newUser(username string, quota int64) (string, *httpxtest.Client) {

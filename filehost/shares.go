@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"time"
 	"unicode/utf8"
+
+	"folio/auth"
 )
 
 // Share links (docs/filehost.md#share-links) open one file to whoever has
@@ -97,19 +99,9 @@ func newShareToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// validShareToken reports whether t has the shape of a token, so that
-// anything else is 404 without a database read.
-func validShareToken(t string) bool {
-	if len(t) != base64.RawURLEncoding.EncodedLen(shareTokenBytes) {
-		return false
-	}
-	for _, c := range t {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// validShareToken reports whether t has exactly the shape newShareToken
+// writes, so that anything else is 404 without a database read.
+func validShareToken(t string) bool { return auth.CanonicalBase64URL(t, shareTokenBytes) }
 
 // sharePage is the share page's data.
 type sharePage struct {

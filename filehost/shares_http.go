@@ -128,7 +128,7 @@ func (s *Service) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	base := httpx.BaseURL(r)
-	ticket := url.QueryEscape(s.auth.SignValue(shareTicketPurpose, sh.ID, s.now().Add(shareTicketTTL)))
+	ticket := url.QueryEscape(s.auth.Seal(shareTicketPurpose, sh.ID, s.now().Add(shareTicketTTL)))
 	raw := "/s/raw/" + sh.token + "?t=" + ticket
 	page := &sharePage{Name: f.OriginName, Mimetype: f.Mimetype, Kind: shareKind(f), Size: f.Size,
 		Width: f.Width, Height: f.Height, PageURL: base + "/s/" + sh.token, MediaURL: base + raw,
@@ -164,7 +164,7 @@ func (s *Service) handleSharePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	exp := s.now().Add(sharePasswordTTL)
-	http.SetCookie(w, &http.Cookie{Name: sharePasswordCookie, Value: s.auth.SignValue(sharePasswordPurpose, sh.ID, exp),
+	http.SetCookie(w, &http.Cookie{Name: sharePasswordCookie, Value: s.auth.Seal(sharePasswordPurpose, sh.ID, exp),
 		Path: "/s/" + sh.token, Expires: exp, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: httpx.IsHTTPS(r)})
 	http.Redirect(w, r, "/s/"+sh.token, http.StatusSeeOther)
 }
@@ -176,7 +176,7 @@ func (s *Service) handleShareRaw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id, ok := s.auth.VerifyValue(shareTicketPurpose, r.URL.Query().Get("t")); !ok || id != sh.ID {
+	if id, ok := s.auth.Open(shareTicketPurpose, r.URL.Query().Get("t")); !ok || id != sh.ID {
 		s.notFound(w, r)
 		return
 	}
@@ -223,7 +223,7 @@ func (s *Service) passwordCookieOK(r *http.Request, sh *share) bool {
 	if err != nil {
 		return false
 	}
-	id, ok := s.auth.VerifyValue(sharePasswordPurpose, c.Value)
+	id, ok := s.auth.Open(sharePasswordPurpose, c.Value)
 	return ok && id == sh.ID
 }
 

@@ -181,7 +181,7 @@ func TestSharePageShowsTheFileToAnyone(t *testing.T) {
 		"no ticket":          "/s/raw/" + token,
 		"tampered ticket":    raw[:len(raw)-2] + "xx",
 		"another's ticket":   "/s/raw/" + token + "?t=" + ticket,
-		"a session value":    "/s/raw/" + token + "?t=" + e.auth.SignValue(sharePasswordPurpose, sh.ID, time.Now().Add(time.Hour)),
+		"a session value":    "/s/raw/" + token + "?t=" + e.auth.Seal(sharePasswordPurpose, sh.ID, time.Now().Add(time.Hour)),
 		"an unknown token":   "/s/raw/" + strings.Repeat("A", 32) + raw[strings.Index(raw, "?"):],
 		"a malformed token":  "/s/raw/short" + raw[strings.Index(raw, "?"):],
 		"a page, malformed":  "/s/short",
