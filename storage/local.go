@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // tmpDir holds content being written. It lives inside the root so that
@@ -39,27 +38,11 @@ func NewLocal(dir string) (*Local, error) {
 // Root is the folder the store writes under.
 func (l *Local) Root() string { return l.root }
 
-// ValidKey reports whether key is a relative slash-separated path whose
-// segments are all real names: not empty, not "." or "..", no backslash or
-// NUL, and not inside the store's own temporary folder.
-func ValidKey(key string) bool {
-	if key == "" || len(key) > 1024 || strings.HasPrefix(key, "/") || strings.ContainsAny(key, "\\\x00") {
-		return false
-	}
-	if len(key) > 1 && key[1] == ':' { // a Windows drive letter
-		return false
-	}
-	for i, seg := range strings.Split(key, "/") {
-		if seg == "" || seg == "." || seg == ".." || (i == 0 && seg == tmpDir) {
-			return false
-		}
-	}
-	return true
-}
-
+// path maps a key to its file. It checks only that the key stays in its
+// place (checkPlace); Commit checks the whole rule first.
 func (l *Local) path(key string) (string, error) {
-	if !ValidKey(key) {
-		return "", ErrInvalidKey
+	if err := checkPlace(key); err != nil {
+		return "", err
 	}
 	return filepath.Join(l.root, filepath.FromSlash(key)), nil
 }
@@ -137,8 +120,13 @@ func (w *localWriter) Commit(key string) error {
 	if w.done {
 		return errors.New("storage: commit after commit or abort")
 	}
+	if err := CheckKey(key); err != nil {
+		w.Abort() // a failed Commit leaves nothing behind, as the Store promises
+		return err
+	}
 	dst, err := w.l.path(key)
 	if err != nil {
+		w.Abort()
 		return err
 	}
 	tmp := w.f.Name()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"folio/storage"
@@ -21,29 +23,55 @@ func newLocal(t *testing.T) (*storage.Local, string) {
 	return l, l.Root()
 }
 
-func TestValidKeyRejectsEscapes(t *testing.T) {
+func TestCheckKey(t *testing.T) {
+	long := strings.Repeat("n", storage.MaxNameLen)
+	deep := strings.Repeat("d/", storage.MaxKeyDepth-1) + "f"
 	for _, tc := range []struct {
-		key string
-		ok  bool
+		key    string
+		reason string // "" when valid; else a word of the KeyError's reason
 	}{
-		{"a.png", true},
-		{"2026/11/0cc175b9/x.png", true},
-		{"thumbs/x.jpg", true},
-		{"..a/b", true},
-		{"", false},
-		{"/etc/passwd", false},
-		{"../x", false},
-		{"a/../../x", false},
-		{"a/./x", false},
-		{"a//x", false},
-		{"a/", false},
-		{`a\..\x`, false},
-		{"C:/x", false},
-		{"a\x00b", false},
-		{".tmp/up-1", false},
+		{"a.png", ""},
+		{"2026/11/0cc175b9/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.png", ""},
+		{"thumbs/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jpg", ""},
+		{"..a/b", ""},
+		{"a/.tmp/b", ""},
+		{"图片/照片.png", ""},
+		{long + "/" + long, ""},
+		{deep, ""},
+		{strings.Repeat(long[:254]+"/", 4) + "abcd", ""}, // 1024 bytes
+		{"", "no name"},
+		{"/etc/passwd", "leading slash"},
+		{"../x", `".."`},
+		{"a/../../x", `".."`},
+		{"a/./x", `"."`},
+		{"a//x", "empty"},
+		{"a/", "empty"},
+		{`a\..\x`, "backslash"},
+		{"C:/x", "drive letter"},
+		{"a\x00b", "control character"},
+		{"a\x01b", "control character"},
+		{"a\nb", "control character"},
+		{"a\x7fb", "control character"},
+		{"a\xffb", "not UTF-8"},
+		{".tmp/up-1", ".tmp"},
+		{".TMP/up-1", ".tmp"},
+		{long + "n/x", "longer than 255 bytes"},
+		{deep + "/f", "more than 16 names"},
+		{strings.Repeat(long[:254]+"/", 4) + "abcde", "more than 1024 bytes"},
 	} {
-		if got := storage.ValidKey(tc.key); got != tc.ok {
-			t.Errorf("ValidKey(%q) = %v, want %v", tc.key, got, tc.ok)
+		err := storage.CheckKey(tc.key)
+		if tc.reason == "" {
+			if err != nil || !storage.ValidKey(tc.key) {
+				t.Errorf("CheckKey(%.40q) = %v, want nil", tc.key, err)
+			}
+			continue
+		}
+		var ke *storage.KeyError
+		if !errors.As(err, &ke) || !errors.Is(err, storage.ErrInvalidKey) || !strings.Contains(ke.Reason, tc.reason) {
+			t.Errorf("CheckKey(%.40q) = %v, want a KeyError about %s", tc.key, err, tc.reason)
+		}
+		if storage.ValidKey(tc.key) {
+			t.Errorf("ValidKey(%.40q) = true", tc.key)
 		}
 	}
 }
@@ -186,5 +214,70 @@ func TestDeleteIsIdempotent(t *testing.T) {
 	}
 	if _, err := l.Open(ctx, "d"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("open of a folder: %v", err)
+	}
+}
+
+func TestCommitToARefusedKeyLeavesNothing(t *testing.T) {
+	l, root := newLocal(t)
+	for _, key := range []string{
+		strings.Repeat("a/", storage.MaxKeyDepth) + "x",
+		"a/" + strings.Repeat("n", storage.MaxNameLen+1),
+		"a/b\x01c",
+		".tmp/x",
+	} {
+		w, err := l.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "content")
+		if err := w.Commit(key); !errors.Is(err, storage.ErrInvalidKey) {
+			t.Fatalf("Commit(%.40q) = %v, want ErrInvalidKey", key, err)
+		}
+		if left := tempFiles(t, root); len(left) != 0 {
+			t.Fatalf("Commit(%.40q) left temp files %v", key, left)
+		}
+		ents, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 1 || ents[0].Name() != ".tmp" {
+			t.Fatalf("Commit(%.40q) left %v in the root", key, ents)
+		}
+	}
+}
+
+func TestContentUnderAnOlderLooserKeyStaysReadableAndDeletable(t *testing.T) {
+	l, root := newLocal(t)
+	ctx := context.Background()
+	// Keys an older version could write: too deep, or with a tab.
+	for _, key := range []string{strings.Repeat("a/", storage.MaxKeyDepth) + "x", "a\tb/x"} {
+		if storage.ValidKey(key) {
+			t.Fatalf("%q is valid; the test needs a key only older versions wrote", key)
+		}
+		p := filepath.Join(root, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		f, err := l.Open(ctx, key)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", key, err)
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if string(b) != "old" {
+			t.Fatalf("Open(%q) read %q", key, b)
+		}
+		if _, err := l.Stat(ctx, key); err != nil {
+			t.Fatalf("Stat(%q): %v", key, err)
+		}
+		if err := l.Delete(ctx, key); err != nil {
+			t.Fatalf("Delete(%q): %v", key, err)
+		}
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Delete(%q) left the file: %v", key, err)
+		}
 	}
 }

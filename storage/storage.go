@@ -45,7 +45,8 @@ type Object interface {
 var (
 	// ErrNotFound: no content under that key.
 	ErrNotFound = fs.ErrNotExist
-	// ErrInvalidKey: the key is empty, absolute, or climbs out with "..".
+	// ErrInvalidKey: the key breaks the key rule (CheckKey); the error is
+	// a *KeyError saying how.
 	ErrInvalidKey = errors.New("storage: invalid key")
 	// ErrExists: Commit to a key that already holds content.
 	ErrExists = fs.ErrExist
