@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -35,7 +37,8 @@ const RefreshInterval = time.Second
 // base, so a key equal to the base follows the configuration file again.
 // Every process re-reads them at most once per RefreshInterval, so a change
 // made through another process sharing the database shows up within that
-// time; changes made through this registry show at once.
+// time; changes made through this registry show at once. A stored value its
+// group's rules refuse is ignored, with a warning, and the base applies.
 //
 // Register every group, apply configuration text with SetText, then call
 // Open; after Open the registry is safe for concurrent use.
@@ -43,15 +46,23 @@ type Registry struct {
 	groups []groupDef
 	db     *DB
 	now    func() time.Time
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	cur      []any // each group's current value, by registration index; replaced, never changed
 	loadedAt time.Time
-	gen      uint64 // counts Puts, so a reload that started before one cannot undo it
+	gen      uint64            // counts Puts, so a reload that started before one cannot undo it
+	ignored  map[string]string // stored values already warned about, by key, so a warning is logged once
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{now: time.Now} }
+func NewRegistry() *Registry {
+	return &Registry{now: time.Now, log: slog.New(slog.DiscardHandler), ignored: map[string]string{}}
+}
+
+// SetLogger sets where the registry warns of stored values it ignores; it
+// must be called before Open.
+func (r *Registry) SetLogger(l *slog.Logger) { r.log = l }
 
 // groupDef is what the registry needs from a Group without knowing its type.
 // Values travel as any holding the group's T.
@@ -354,13 +365,58 @@ func (r *Registry) load(ctx context.Context) ([]any, error) {
 	}
 	cur := make([]any, len(r.groups))
 	for i, g := range r.groups {
-		v, err := g.withFields(g.baseValue(), stored[i])
+		v, err := r.valid(g, stored[i])
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: stored settings: %w", err)
 		}
 		cur[i] = v
 	}
 	return cur, nil
+}
+
+// valid returns g's base with the stored overrides that pass g's rules. An
+// override the rules refuse (stored by an older version with looser rules,
+// or by hand) is ignored with a warning, so the configured value applies:
+// a value no request can use must not fail every request. A value of the
+// wrong type is still an error, as before.
+func (r *Registry) valid(g groupDef, stored map[string]json.RawMessage) (any, error) {
+	for {
+		v, err := g.withFields(g.baseValue(), stored)
+		if err != nil {
+			return nil, err
+		}
+		verr := g.validate(v)
+		if verr == nil {
+			return v, nil
+		}
+		var fe *FieldError
+		field := ""
+		if errors.As(verr, &fe) {
+			_, field, _ = strings.Cut(fe.Key, ".")
+		}
+		if _, ok := stored[field]; !ok {
+			// The rules name no stored key: drop every override of the group.
+			for f := range stored {
+				r.warnIgnored(g.name()+"."+f, stored[f], verr)
+			}
+			return g.baseValue(), nil
+		}
+		r.warnIgnored(g.name()+"."+field, stored[field], verr)
+		stored = maps.Clone(stored)
+		delete(stored, field)
+	}
+}
+
+// warnIgnored logs, once per key and value, that a stored value is ignored.
+func (r *Registry) warnIgnored(key string, value json.RawMessage, why error) {
+	r.mu.Lock()
+	seen := r.ignored[key] == string(value)
+	r.ignored[key] = string(value)
+	r.mu.Unlock()
+	if !seen {
+		r.log.Warn("stored setting ignored: it breaks the current rules; the configured value applies until it is saved again",
+			"key", key, "stored", string(value), "err", why)
+	}
 }
 
 // current returns every group's value, re-reading the overrides when they

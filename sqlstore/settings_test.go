@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -534,4 +535,71 @@ func equalJSON(t *testing.T, a, b any) bool {
 		t.Fatal(err)
 	}
 	return string(ra) == string(rb)
+}
+
+func TestStoredValuesBreakingTheRulesAreIgnoredWithAWarning(t *testing.T) {
+	tests := []struct {
+		name string
+		rows [][2]string
+		want uploadSet
+		warn []string // keys warned about
+	}{
+		{"the named key falls back, the others stay",
+			[][2]string{{"upload.max_file_size", `0`}, {"upload.allow_register", `true`}},
+			uploadSet{AllowRegister: true, MaxFileSize: 100 << 20, ForbiddenExts: commaList{"php", "exe"}},
+			[]string{"upload.max_file_size"}},
+		{"a rule naming no key drops the group's overrides",
+			[][2]string{{"upload.forbidden_exts", `"*"`}, {"upload.allow_register", `true`}},
+			defaultUpload(),
+			[]string{"upload.allow_register", "upload.forbidden_exts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openDB(t)
+			ctx := context.Background()
+			rows := append(tt.rows, [2]string{"site.site_name", `"Stored"`})
+			for _, r := range rows {
+				if _, err := db.Exec(ctx, "INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, 0)", r[0], r[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var logs strings.Builder
+			s := newTestSettings(defaultSite(), defaultUpload())
+			s.reg.SetLogger(slog.New(slog.NewTextHandler(&logs, nil)))
+			if err := s.reg.Open(ctx, db); err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			for range 3 { // re-reads warn no more
+				s.clock.advance(sqlstore.RefreshInterval)
+				if got := s.upload.Get(ctx); !equalJSON(t, got, tt.want) {
+					t.Fatalf("upload = %+v, want %+v", got, tt.want)
+				}
+			}
+			if got := s.site.Get(ctx).SiteName; got != "Stored" {
+				t.Fatalf("another group lost its override: site_name %q", got)
+			}
+			var warned []string
+			for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+				if !strings.Contains(line, "level=WARN") {
+					t.Fatalf("log line %q", line)
+				}
+				_, k, _ := strings.Cut(line, " key=")
+				k, _, _ = strings.Cut(k, " ")
+				warned = append(warned, k)
+			}
+			slices.Sort(warned)
+			if !slices.Equal(warned, tt.warn) {
+				t.Fatalf("warned about %q, want %q once each; log:\n%s", warned, tt.warn, logs.String())
+			}
+			// Saving the document as read stores a valid one.
+			if err := s.reg.Put(ctx, s.reg.Document(ctx)); err != nil {
+				t.Fatalf("Put of the document as read: %v", err)
+			}
+			for _, k := range storedKeys(t, db) {
+				if slices.Contains(tt.warn, k) {
+					t.Fatalf("after Put the ignored %s is still stored", k)
+				}
+			}
+		})
+	}
 }

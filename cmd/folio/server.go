@@ -56,6 +56,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	settings := cfg.Settings.register()
+	settings.reg.SetLogger(logger)
 	if err := settings.reg.Open(ctx, db); err != nil {
 		return fail(err)
 	}
