@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"folio/sqlstore"
+	"folio/storage"
 )
 
 // UploadSettings are the upload settings group, changed at runtime through
@@ -55,22 +59,33 @@ func (u UploadSettings) Validate() error {
 	return nil
 }
 
-// ValidatePathPattern keeps storage keys inside the storage folder and
-// unique: relative, no "..", only known placeholders, and {uuid} or {md5}.
+// ValidatePathPattern proves that the pattern gives, for every possible
+// upload, a storage key the store accepts (storage.CheckKey) and that stays
+// out of the folders the store and the file host keep for themselves; and
+// that keys are unique, through {uuid} or {md5}. The fixed text is checked
+// as written; the lengths, after expanding every placeholder to its longest
+// value (longestKeyParts) and adding the suffix of a pattern without
+// {uuid}, exactly as buildKey does (docs/filehost.md, "Storage keys and
+// path_pattern").
 func ValidatePathPattern(p string) error {
-	if p == "" {
+	switch {
+	case p == "":
 		return errors.New("must not be empty")
-	}
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || strings.Contains(p, `\`) || (len(p) > 1 && p[1] == ':') {
+	case !utf8.ValidString(p):
+		return errors.New("must be valid UTF-8")
+	case strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return errors.New("must not contain control characters")
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || (len(p) > 1 && p[1] == ':'):
 		return errors.New("must be a relative path")
 	}
-	for _, seg := range strings.Split(p, "/") {
+	segs := strings.Split(p, "/")
+	for _, seg := range segs {
 		if seg == ".." || seg == "." || seg == "" {
 			return errors.New(`must not contain empty, "." or ".." segments`)
 		}
 	}
-	if !strings.Contains(p, "{uuid}") && !strings.Contains(p, "{md5}") {
-		return errors.New("must contain {uuid} or {md5}")
+	if strings.HasPrefix(p, ".") {
+		return errors.New(`must not start with a name beginning with "." (such folders, as .tmp, are the storage's own)`)
 	}
 	rest := p
 	for {
@@ -82,14 +97,78 @@ func ValidatePathPattern(p string) error {
 		if j < 0 {
 			return errors.New("has an unclosed {")
 		}
-		switch rest[i : i+j+1] {
-		case "{year}", "{month}", "{day}", "{md5}", "{md5_8}", "{uuid}", "{ext}", "{timestamp}":
-		default:
+		if _, ok := placeholderPattern(rest[i : i+j+1]); !ok {
 			return fmt.Errorf("unknown placeholder %s", rest[i:i+j+1])
 		}
 		rest = rest[i+j+1:]
 	}
+	if !strings.Contains(p, "{uuid}") && !strings.Contains(p, "{md5}") {
+		return errors.New("must contain {uuid} or {md5}")
+	}
+	if err := storage.CheckKey(longestKeyParts().expand(p)); err != nil {
+		var ke *storage.KeyError
+		if errors.As(err, &ke) {
+			return errors.New("would give storage keys with " + ke.Reason)
+		}
+		return err
+	}
+	if len(segs) > 1 && mayName(segs[0], thumbDir) {
+		if strings.EqualFold(segs[0], thumbDir) {
+			return errors.New("must not put files in the " + thumbDir + " folder, which holds thumbnails")
+		}
+		return fmt.Errorf("must not start with a folder that may be named %s (the folder of thumbnails), as %s may be",
+			thumbDir, segs[0])
+	}
 	return nil
+}
+
+// placeholderPattern is a regular expression matching every value of a
+// placeholder, as buildKey writes it.
+func placeholderPattern(ph string) (string, bool) {
+	switch ph {
+	case "{year}":
+		return `[0-9]{4}`, true
+	case "{month}", "{day}":
+		return `[0-9]{2}`, true
+	case "{md5}":
+		return `[0-9a-f]{32}`, true
+	case "{md5_8}":
+		return `[0-9a-f]{8}`, true
+	case "{uuid}":
+		return `[0-9a-f-]{36}`, true
+	case "{ext}":
+		return `[a-z0-9]{1,` + strconv.Itoa(maxExtLen) + `}`, true
+	case "{timestamp}":
+		return `-?[0-9]{1,12}`, true
+	}
+	return "", false
+}
+
+// mayName reports whether a name of a pattern, placeholders expanded, can
+// equal name, regardless of case (one folder on a case-insensitive file
+// system). seg holds only known placeholders.
+func mayName(seg, name string) bool {
+	if !strings.Contains(seg, "{") {
+		return strings.EqualFold(seg, name)
+	}
+	var re strings.Builder
+	re.WriteString("(?i)^")
+	for seg != "" {
+		i := strings.IndexByte(seg, '{')
+		if i < 0 {
+			re.WriteString(regexp.QuoteMeta(seg))
+			break
+		}
+		j := strings.IndexByte(seg[i:], '}')
+		ph, _ := placeholderPattern(seg[i : i+j+1])
+		re.WriteString(regexp.QuoteMeta(seg[:i]) + "(?:" + ph + ")")
+		seg = seg[i+j+1:]
+	}
+	re.WriteString("$")
+	m, err := regexp.Compile(re.String())
+	// It always compiles (quoted text and fixed classes); should it not,
+	// refusing the pattern is the safe answer.
+	return err != nil || m.MatchString(name)
 }
 
 // List is a list of short words (extensions, MIME types). In JSON it is

@@ -39,13 +39,17 @@ func canThumbnail(mimetype string, width, height int) bool {
 // transparent, become PNG.
 func thumbJPEG(mimetype string) bool { return mimetype == "image/jpeg" || mimetype == "image/webp" }
 
+// thumbDir is the storage folder of thumbnails; no path pattern may put
+// uploads there (ValidatePathPattern).
+const thumbDir = "thumbs"
+
 // thumbKey is where an object's thumbnail is cached; named by the object id,
 // which is never reused, so a thumbnail can never outlive its content.
 func thumbKey(objectID string, isJPEG bool) string {
 	if isJPEG {
-		return "thumbs/" + objectID + ".jpg"
+		return thumbDir + "/" + objectID + ".jpg"
 	}
-	return "thumbs/" + objectID + ".png"
+	return thumbDir + "/" + objectID + ".png"
 }
 
 // scaleToFit returns img scaled down to fit limit×limit, keeping its aspect.

@@ -26,6 +26,9 @@ const (
 	maxParts      = 32
 	maxFieldBytes = 4 << 10
 	maxNameRunes  = 255
+	// maxExtLen bounds an extension; storage keys rely on it
+	// (ValidatePathPattern expands {ext} to this length).
+	maxExtLen = 16
 )
 
 // incoming is a file part received into a storage temp file.
@@ -105,15 +108,24 @@ func cleanName(name string) string {
 // nameExt is a file name's extension, lower-cased, when it looks like one.
 func nameExt(name string) string {
 	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
-	if ext == "" || len(ext) > 16 {
+	if !validExt(ext) {
 		return ""
+	}
+	return ext
+}
+
+// validExt: 1 to maxExtLen lower-case letters and digits, the only
+// extensions that reach a storage key through {ext}.
+func validExt(ext string) bool {
+	if ext == "" || len(ext) > maxExtLen {
+		return false
 	}
 	for _, c := range ext {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return ""
+			return false
 		}
 	}
-	return ext
+	return true
 }
 
 // detectMIME sniffs the content; when the sniffer only knows "some bytes" or
@@ -157,13 +169,17 @@ var preferredExt = map[string]string{
 	"text/plain": "txt", "text/html": "html", "text/xml": "xml", "application/json": "json",
 }
 
-// mimeExt derives an extension for a name that had none.
+// mimeExt derives an extension for a name that had none. The system's
+// MIME tables may list any text as an extension ("c++"), so theirs is
+// used only when it passes validExt.
 func mimeExt(t string) string {
 	if e, ok := preferredExt[t]; ok {
 		return e
 	}
 	if exts, _ := mime.ExtensionsByType(t); len(exts) > 0 {
-		return strings.TrimPrefix(exts[0], ".")
+		if e := strings.ToLower(strings.TrimPrefix(exts[0], ".")); validExt(e) {
+			return e
+		}
 	}
 	return "bin"
 }
@@ -211,19 +227,51 @@ func typeAllowed(allowed List, mimetype, ext string) bool {
 // uploads can never name the same key.
 func buildKey(pattern string, now time.Time, md5hex, ext string) string {
 	now = now.UTC()
-	id := sqlstore.NewID()
+	return keyParts{
+		year:      fmt.Sprintf("%04d", now.Year()),
+		month:     fmt.Sprintf("%02d", int(now.Month())),
+		day:       fmt.Sprintf("%02d", now.Day()),
+		md5:       md5hex,
+		uuid:      sqlstore.NewID(),
+		ext:       ext,
+		timestamp: strconv.FormatInt(now.Unix(), 10),
+	}.expand(pattern)
+}
+
+// keyParts are the values of a path pattern's placeholders for one upload.
+type keyParts struct {
+	year, month, day, md5, uuid, ext, timestamp string
+}
+
+// longestKeyParts are the longest values a placeholder can take, for dates
+// up to the year 9999: expanded with them, a pattern gives its longest
+// keys (ValidatePathPattern). Every value, here as in buildKey, is made of
+// lower-case letters, digits and "-" only.
+func longestKeyParts() keyParts {
+	return keyParts{
+		year:      "9999",
+		month:     "12",
+		day:       "31",
+		md5:       strings.Repeat("f", 32),
+		uuid:      "ffffffff-ffff-7fff-bfff-ffffffffffff",
+		ext:       strings.Repeat("x", maxExtLen),
+		timestamp: "253402300799", // 9999-12-31T23:59:59Z
+	}
+}
+
+func (k keyParts) expand(pattern string) string {
 	key := strings.NewReplacer(
-		"{year}", fmt.Sprintf("%04d", now.Year()),
-		"{month}", fmt.Sprintf("%02d", int(now.Month())),
-		"{day}", fmt.Sprintf("%02d", now.Day()),
-		"{md5}", md5hex,
-		"{md5_8}", md5hex[:8],
-		"{uuid}", id,
-		"{ext}", ext,
-		"{timestamp}", strconv.FormatInt(now.Unix(), 10),
+		"{year}", k.year,
+		"{month}", k.month,
+		"{day}", k.day,
+		"{md5}", k.md5,
+		"{md5_8}", k.md5[:8],
+		"{uuid}", k.uuid,
+		"{ext}", k.ext,
+		"{timestamp}", k.timestamp,
 	).Replace(pattern)
 	if !strings.Contains(pattern, "{uuid}") {
-		suffix := "-" + strings.ReplaceAll(id, "-", "")[20:]
+		suffix := "-" + strings.ReplaceAll(k.uuid, "-", "")[20:]
 		if dot := strings.LastIndexByte(key, '.'); dot > strings.LastIndexByte(key, '/') {
 			key = key[:dot] + suffix + key[dot:]
 		} else {

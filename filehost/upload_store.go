@@ -89,9 +89,11 @@ func (s *Service) reuse(ctx context.Context, userID string, in *incoming, opt up
 // only be taken by a fault, and Commit has consumed the temp file by then.
 func (s *Service) commitNew(w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, error) {
 	key := buildKey(pattern, now, md5hex, ext)
-	if !storage.ValidKey(key) {
+	// ValidatePathPattern proves every key of an accepted pattern valid;
+	// this stays as the last guard, and leaves no temp file behind.
+	if err := storage.CheckKey(key); err != nil {
 		w.Abort()
-		return "", fmt.Errorf("filehost: path_pattern %q gives invalid key %q", pattern, key)
+		return "", fmt.Errorf("filehost: path_pattern %q: %w", pattern, err)
 	}
 	err := w.Commit(key)
 	if errors.Is(err, storage.ErrExists) {

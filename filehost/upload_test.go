@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -28,6 +29,7 @@ import (
 
 	"folio/httpx/httpxtest"
 	"folio/sqlstore"
+	"folio/storage"
 )
 
 // Content helpers -------------------------------------------------------
@@ -852,5 +854,33 @@ func TestBuildKeyExpandsThePatternAndIsAlwaysUnique(t *testing.T) {
 				t.Fatalf("buildKey(%q) gave %q twice", tt.pattern, a)
 			}
 		})
+	}
+}
+
+// TestCommitOfARefusedKeyIsACleanError: should a pattern that the rules
+// refuse reach commitNew anyway, the upload fails with an error and leaves
+// no file, temporary or committed, behind.
+func TestCommitOfARefusedKeyIsACleanError(t *testing.T) {
+	e := newTestEnv(t)
+	for _, pattern := range []string{".tmp/{uuid}", strings.Repeat("{md5}", 16), strings.Repeat("a/", 600) + "{uuid}", "{md5}\x00"} {
+		w, err := e.store.Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "content")
+		key, err := e.svc.commitNew(w, pattern, time.Now(), "0cc175b9c0f1b6a831c399e269772661", "png")
+		if !errors.Is(err, storage.ErrInvalidKey) || key != "" {
+			t.Fatalf("commitNew(%.40q) = %q, %v; want ErrInvalidKey", pattern, key, err)
+		}
+		var files []string
+		filepath.WalkDir(e.store.Root(), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return err
+		})
+		if len(files) != 0 {
+			t.Fatalf("commitNew(%.40q) left %v", pattern, files)
+		}
 	}
 }

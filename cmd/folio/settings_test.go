@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,4 +109,87 @@ func TestSettingsPutSpansOwnersInOneStep(t *testing.T) {
 	if got.Site.SiteName != "Renamed" || got.Upload.AllowedTypes != "image/*,pdf" || got.Upload.ForbiddenExts == "" {
 		t.Fatalf("after PUT: %+v", got)
 	}
+}
+
+// TestSettingsPutRefusesPathPatternsTheStoreCannotHold: every pattern that
+// would give a key the storage refuses is 422 naming the problem, nothing
+// is stored, and uploads keep working.
+func TestSettingsPutRefusesPathPatternsTheStoreCannotHold(t *testing.T) {
+	c := newSettingsApp(t, nil)
+	n := func(k int) string { return strings.Repeat("n", k) }
+	const prefix = "upload.path_pattern: "
+	tests := []struct {
+		name, pattern, msg string
+	}{
+		{"temporary folder", ".tmp/{uuid}", `must not start with a name beginning with "."`},
+		{"inside the temporary folder", ".tmp/x/{uuid}.{ext}", `must not start with a name beginning with "."`},
+		{"a 512-byte name", strings.Repeat("{md5}", 16), "would give storage keys with a folder or file name longer than 255 bytes"},
+		{"600 folders", strings.Repeat("a/", 600) + "{uuid}", "would give storage keys with more than 1024 bytes"},
+		{"control character in the middle", "{year}/a\tb/{uuid}", "must not contain control characters"},
+		{"a name of 256 bytes", "{year}/" + n(220) + "{uuid}", "would give storage keys with a folder or file name longer than 255 bytes"},
+		{"17 names", strings.Repeat("d/", 16) + "{uuid}", "would give storage keys with more than 16 names (folders and the file)"},
+		{"thumbnails folder", "thumbs/{uuid}", "must not put files in the thumbs folder, which holds thumbnails"},
+		{"extension as first folder", "{ext}/{uuid}", "must not start with a folder that may be named thumbs"},
+		{"hidden first folder", ".files/{uuid}", `must not start with a name beginning with "."`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Do("PUT", "/api/v1/admin/settings", map[string]any{"upload": map[string]any{"path_pattern": tt.pattern}}).Expect(422)
+			if msg := r.B().Msg; !strings.HasPrefix(msg, prefix+tt.msg) {
+				t.Fatalf("422 msg = %q, want %q", msg, prefix+tt.msg)
+			}
+			uploadWorks(t, c, `^\d{4}/\d{2}/[0-9a-f]{8}/[0-9a-f-]{36}\.png$`)
+		})
+	}
+	// A NUL cannot travel in a settings document at all: 400, as for any
+	// JSON body with one (docs/design.md, HTTP).
+	r := c.Do("PUT", "/api/v1/admin/settings", map[string]any{"upload": map[string]any{"path_pattern": "{md5}\x00"}}).Expect(400)
+	if msg := r.B().Msg; msg != "invalid request payload" {
+		t.Fatalf("400 msg = %q", msg)
+	}
+	uploadWorks(t, c, `^\d{4}/\d{2}/[0-9a-f]{8}/[0-9a-f-]{36}\.png$`)
+
+	// At the limits the patterns are taken and used.
+	for pattern, key := range map[string]string{
+		"{year}/" + n(219) + "{uuid}":       `^\d{4}/n{219}[0-9a-f-]{36}$`,
+		strings.Repeat("d/", 15) + "{uuid}": `^(d/){15}[0-9a-f-]{36}$`,
+	} {
+		c.Do("PUT", "/api/v1/admin/settings", map[string]any{"upload": map[string]any{"path_pattern": pattern}}).Expect(200)
+		uploadWorks(t, c, key)
+	}
+}
+
+// uploadWorks uploads a new content named a.png through c and checks its
+// storage key. (A content uploaded before would share the stored object,
+// and so its key.)
+func uploadWorks(t *testing.T, c *httpxtest.Client, keyPattern string) {
+	t.Helper()
+	env := c.Upload("/api/v1/upload", "file", "a.png", []byte(rand.Text())).Expect(200).U()
+	var got struct {
+		Key string `json:"key"`
+	}
+	httpxtest.Into(t, env.Data, &got)
+	if !regexp.MustCompile(keyPattern).MatchString(got.Key) {
+		t.Fatalf("upload stored under %q, want %s", got.Key, keyPattern)
+	}
+}
+
+// TestSettingsStoredPathPatternTheRulesRefuseIsIgnored: a pattern an older
+// version stored, which the rules now refuse, gives way to the configured
+// one, so uploads do not fail; saving the settings again clears it.
+func TestSettingsStoredPathPatternTheRulesRefuseIsIgnored(t *testing.T) {
+	c := newSettingsApp(t, [][2]string{{"upload.path_pattern", `".tmp/x/{uuid}.{ext}"`}, {"upload.allow_register", `true`}})
+	var got struct {
+		Upload struct {
+			PathPattern   string `json:"path_pattern"`
+			AllowRegister bool   `json:"allow_register"`
+		}
+	}
+	httpxtest.Into(t, c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).B().Data, &got)
+	if got.Upload.PathPattern != "{year}/{month}/{md5_8}/{uuid}.{ext}" || !got.Upload.AllowRegister {
+		t.Fatalf("upload settings = %+v, want the configured pattern and the stored allow_register", got.Upload)
+	}
+	uploadWorks(t, c, `^\d{4}/\d{2}/[0-9a-f]{8}/[0-9a-f-]{36}\.png$`)
+	doc := c.Do("GET", "/api/v1/admin/settings", nil).Expect(200).B().Data
+	c.Do("PUT", "/api/v1/admin/settings", doc).Expect(200)
 }
