@@ -16,6 +16,8 @@ const tmpDir = ".tmp"
 // Local keeps content as files under a root folder.
 type Local struct {
 	root string
+	// instance tags the names of temporary files (see WithInstance).
+	instance string
 }
 
 var _ Store = (*Local)(nil)
@@ -52,7 +54,7 @@ func (l *Local) Begin(ctx context.Context) (Writer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Join(l.root, tmpDir), "up-*")
+	f, err := os.CreateTemp(filepath.Join(l.root, tmpDir), tempPattern(l.instance))
 	if err != nil {
 		return nil, fmt.Errorf("storage: begin: %w", err)
 	}

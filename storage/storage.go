@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"time"
 )
 
 // Store holds content under slash-separated keys such as
@@ -24,6 +25,26 @@ type Store interface {
 	Stat(ctx context.Context, key string) (fs.FileInfo, error)
 	// Delete removes the content under key; a missing key is not an error.
 	Delete(ctx context.Context, key string) error
+	// List calls fn with every stored key and its size, in no particular
+	// order; content still being written is not listed. An error from fn
+	// stops the walk and is returned.
+	List(ctx context.Context, fn func(key string, size int64) error) error
+	// Temps lists content being written (begun, neither committed nor
+	// aborted), including what a crashed process left behind.
+	Temps(ctx context.Context) ([]Temp, error)
+	// RemoveTemp removes the temporary content named name (a Temp's Name);
+	// a missing one is not an error.
+	RemoveTemp(ctx context.Context, name string) error
+}
+
+// Temp is content being written, or left behind by a writer that died.
+type Temp struct {
+	Name string
+	// Instance is the tag of the process that began it (see
+	// Local.WithInstance); empty for content of writers without one.
+	Instance string
+	Size     int64
+	ModTime  time.Time
 }
 
 // Writer receives new content.
