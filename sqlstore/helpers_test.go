@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"folio/sqlstore"
@@ -33,3 +34,6 @@ func count(t *testing.T, db *sqlstore.DB, query string, args ...any) int {
 	}
 	return n
 }
+
+// ownPID is this test process's pid.
+func ownPID() int { return os.Getpid() }

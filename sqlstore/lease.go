@@ -39,3 +39,17 @@ func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
 	}
 	return nil
 }
+
+// LeaseHolder names the holder of the lease called name, whether or not it
+// has expired; "" when no one holds it.
+func (db *DB) LeaseHolder(ctx context.Context, name string) (string, error) {
+	var holder string
+	err := db.QueryRow(ctx, "SELECT holder FROM leases WHERE name = $1", name).Scan(&holder)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("sqlstore: lease %s: %w", name, err)
+	}
+	return holder, nil
+}

@@ -111,6 +111,16 @@ func coreMigrations() []Migration {
 			expires_at BIGINT NOT NULL
 		)`,
 		)},
+		// Running processes and their heartbeats (docs/filehost.md#crash-consistency).
+		{Name: "instances", Up: Statements(
+			`CREATE TABLE instances (
+			id TEXT PRIMARY KEY,
+			host TEXT NOT NULL,
+			pid INTEGER NOT NULL,
+			started_at BIGINT NOT NULL,
+			heartbeat_at BIGINT NOT NULL
+		)`,
+		)},
 	}
 }
 

@@ -1,0 +1,138 @@
+package sqlstore_test
+
+import (
+	"context"
+	execpkg "os/exec"
+	"testing"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// exitedPID returns the pid of a process that has run and been reaped.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	cmd := execpkg.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run a child process: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestInstanceLivenessRules(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	registry := func(host string, pid int) *sqlstore.Instances {
+		r := sqlstore.NewInstances(db)
+		r.Host, r.PID, r.Now = host, pid, clock
+		return r
+	}
+	judge := registry("host-a", 1) // the process asking
+
+	running := registry("host-a", judge.PID)
+	running.PID = ownPID()
+	alive, err := running.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gonePID := exitedPID(t)
+	killed, err := registry("host-a", gonePID).Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, err := registry("host-b", gonePID).Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blind := registry("", 1) // no host identity: heartbeats only
+
+	check := func(step string, r *sqlstore.Instances, want map[string]bool) {
+		t.Helper()
+		l, err := r.Live(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, w := range want {
+			if l.Alive(id) != w {
+				t.Errorf("%s: Alive(%s) = %v, want %v", step, id, l.Alive(id), w)
+			}
+		}
+	}
+	check("fresh heartbeats", judge, map[string]bool{
+		alive.ID:     true,  // same host, pid runs
+		killed.ID:    false, // same host, pid gone: dead at once
+		elsewhere.ID: true,  // its pid means nothing here
+		"no-such-id": false, // no row
+	})
+	check("without a host identity", blind, map[string]bool{alive.ID: true, killed.ID: true, elsewhere.ID: true})
+
+	now = now.Add(sqlstore.DeadAfter)
+	check("heartbeat just within the limit", blind, map[string]bool{alive.ID: true, elsewhere.ID: true})
+	now = now.Add(time.Second)
+	check("heartbeat too old", judge, map[string]bool{alive.ID: false, elsewhere.ID: false})
+
+	if err := running.Heartbeat(ctx, alive); err != nil {
+		t.Fatal(err)
+	}
+	check("beating again", judge, map[string]bool{alive.ID: true, elsewhere.ID: false})
+
+	l, err := judge.Live(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Dead()) != 2 {
+		t.Fatalf("Dead() = %+v, want the killed and the silent one", l.Dead())
+	}
+	for _, in := range l.Dead() {
+		if err := judge.Forget(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM instances"); n != 1 {
+		t.Errorf("%d rows after forgetting the dead, want 1", n)
+	}
+	// A stalled process that was forgotten comes back with its next beat.
+	if err := registry("host-b", gonePID).Heartbeat(ctx, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	check("forgotten, then beating", blind, map[string]bool{elsewhere.ID: true})
+	if err := running.Unregister(ctx, alive); err != nil {
+		t.Fatal(err)
+	}
+	check("unregistered", judge, map[string]bool{alive.ID: false})
+}
+
+func TestForgetLeavesAnInstanceThatBeatSince(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	r := sqlstore.NewInstances(db)
+	r.Host, r.Now = "", func() time.Time { return now }
+	in, err := r.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := *in
+	now = now.Add(time.Second)
+	if err := r.Heartbeat(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Forget(ctx, seen); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM instances WHERE id = $1", in.ID); n != 1 {
+		t.Error("Forget deleted an instance that had beaten since it was judged")
+	}
+}
+
+func TestHostIdentityNamesBootAndPidNamespace(t *testing.T) {
+	id := sqlstore.HostIdentity()
+	if id == "" {
+		t.Skip("no /proc here: the pid fast path is off")
+	}
+	if id != sqlstore.HostIdentity() {
+		t.Error("HostIdentity differs between calls")
+	}
+}
