@@ -32,6 +32,14 @@ type Deps struct {
 	Public *templates.Public
 	// SiteName names the site on the public pages; nil: "Folio".
 	SiteName func(context.Context) string
+	// Instance is the id under which this process is registered in
+	// Instances; the storage intents it records carry it, so that a
+	// janitor can tell whether their writer still lives. Empty: a random id
+	// that is registered nowhere, which other processes' janitors judge
+	// dead (only tests of other parts leave it empty).
+	Instance string
+	// Instances judges which processes are alive; nil: the registry of DB.
+	Instances *sqlstore.Instances
 }
 
 // Service serves the file-hosting routes.
@@ -46,6 +54,9 @@ type Service struct {
 	console  *auth.Console
 	public   *templates.Public
 	siteName func(context.Context) string
+	// instance and instances: see Deps (docs/filehost.md#crash-consistency).
+	instance  string
+	instances *sqlstore.Instances
 
 	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
@@ -62,8 +73,18 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 	if err := d.DB.Migrate(ctx, "filehost", migrations()); err != nil {
 		return nil, err
 	}
+	return newService(d), nil
+}
+
+func newService(d Deps) *Service {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
+	}
+	if d.Instance == "" {
+		d.Instance = sqlstore.NewID()
+	}
+	if d.Instances == nil {
+		d.Instances = sqlstore.NewInstances(d.DB)
 	}
 	return &Service{
 		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
@@ -71,13 +92,15 @@ func New(ctx context.Context, d Deps) (*Service, error) {
 		console:       d.Console,
 		public:        d.Public,
 		siteName:      d.SiteName,
+		instance:      d.Instance,
+		instances:     d.Instances,
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
 		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
 		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
-	}, nil
+	}
 }
 
 // migrations are the file host's tables. objects hold stored content, shared
@@ -156,6 +179,19 @@ func migrations() []sqlstore.Migration {
 			)`,
 			`CREATE UNIQUE INDEX shares_token ON shares (token)`,
 			`CREATE INDEX shares_file ON shares (file_id, created_at)`,
+		)},
+		// Storage intents (docs/filehost.md#crash-consistency): each
+		// placement and deletion of stored bytes, recorded before it
+		// happens and deleted once it is settled.
+		{Name: "storage intents", Up: sqlstore.Statements(
+			`CREATE TABLE storage_intents (
+				id {{uuid}} PRIMARY KEY,
+				op TEXT NOT NULL CHECK (op IN ('place', 'delete')),
+				storage_key TEXT NOT NULL,
+				instance_id TEXT NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX storage_intents_key ON storage_intents (storage_key)`,
 		)},
 	}
 }

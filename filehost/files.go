@@ -161,4 +161,7 @@ type adminFile struct {
 }
 
 // purge names stored content whose last record went away.
-type purge struct{ objectID, key string }
+type purge struct {
+	keys    []string // the content key and both thumbnail keys
+	intents []string // the 'delete' intent of each key
+}

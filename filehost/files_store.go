@@ -211,7 +211,7 @@ func (s *Service) usernames(ctx context.Context, files []*fileRecord) (map[strin
 // back to its owner, and drops its object when no record uses it any more;
 // the returned purge, if any, must be removed from storage after the
 // transaction commits.
-func removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveAt int64) (*purge, error) {
+func (s *Service) removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveAt int64) (*purge, error) {
 	q := "DELETE FROM files WHERE id = $1"
 	args := []any{id}
 	if userID != "" {
@@ -233,12 +233,13 @@ func removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveA
 		WHERE id = $2`, size, owner); err != nil {
 		return nil, err
 	}
-	return releaseObjectTx(ctx, tx, objectID, 1)
+	return s.releaseObjectTx(ctx, tx, objectID, 1)
 }
 
 // releaseObjectTx drops n references to an object and deletes its row when
-// none remain.
-func releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID string, n int) (*purge, error) {
+// none remain, recording in the same transaction the intent to delete its
+// bytes and thumbnails (docs/filehost.md#crash-consistency).
+func (s *Service) releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID string, n int) (*purge, error) {
 	var refs int
 	var key string
 	err := tx.QueryRow(ctx, "UPDATE objects SET ref_count = ref_count - $1 WHERE id = $2 RETURNING ref_count, storage_key",
@@ -255,23 +256,31 @@ func releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID string, n in
 	if _, err := tx.Exec(ctx, "DELETE FROM objects WHERE id = $1", objectID); err != nil {
 		return nil, err
 	}
-	return &purge{objectID: objectID, key: key}, nil
+	p := &purge{keys: []string{key, thumbKey(objectID, true), thumbKey(objectID, false)}}
+	if p.intents, err = recordDeletesTx(ctx, tx, s.instance, s.now(), p.keys...); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // purgeContent removes the bytes and thumbnails of objects that no longer
-// exist in the database. Failures are logged: the rows are already gone, so
-// at worst an orphan file remains on disk.
+// exist in the database, then the intents that recorded it. Failures are
+// logged and their intents kept: the janitor tries again.
 func (s *Service) purgeContent(ctx context.Context, ps []*purge) {
+	var done []string
 	for _, p := range ps {
 		if p == nil {
 			continue
 		}
-		for _, key := range []string{p.key, thumbKey(p.objectID, true), thumbKey(p.objectID, false)} {
+		for i, key := range p.keys {
 			if err := s.store.Delete(context.WithoutCancel(ctx), key); err != nil {
 				s.log.Error("delete stored content", "key", key, "err", err)
+				continue
 			}
+			done = append(done, p.intents[i])
 		}
 	}
+	s.dropIntents(ctx, done...)
 }
 
 // deleteFiles deletes the given live file records (of userID when not
@@ -291,7 +300,7 @@ func (s *Service) removeFiles(ctx context.Context, userID string, ids []string, 
 			if !sqlstore.ValidID(id) {
 				continue
 			}
-			p, err := removeFileTx(ctx, tx, strings.ToLower(id), userID, liveAt)
+			p, err := s.removeFileTx(ctx, tx, strings.ToLower(id), userID, liveAt)
 			if errors.Is(err, sqlstore.ErrNotFound) {
 				continue
 			}
@@ -343,7 +352,7 @@ func (s *Service) deleteUserFiles(ctx context.Context, userID string) error {
 			return err
 		}
 		for id, n := range refs {
-			p, err := releaseObjectTx(ctx, tx, id, n)
+			p, err := s.releaseObjectTx(ctx, tx, id, n)
 			if err != nil {
 				return err
 			}

@@ -34,6 +34,9 @@ type testEnv struct {
 	c        *httpxtest.Client
 	// admin is a client carrying the configured administrator's Bearer token.
 	admin *httpxtest.Client
+	// instance is the registered process the service runs as.
+	instance  *sqlstore.Instance
+	instances *sqlstore.Instances
 }
 
 // loopback is what the test server trusts as a proxy.
@@ -57,7 +60,16 @@ func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	if err := reg.Open(ctx, db); err != nil {
 		t.Fatalf("settings: %v", err)
 	}
-	store, err := storage.NewLocal(dir)
+	instances := sqlstore.NewInstances(db)
+	inst, err := instances.Register(ctx)
+	if err != nil {
+		t.Fatalf("register instance: %v", err)
+	}
+	local, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatalf("storage: %v", err)
+	}
+	store, err := local.WithInstance(inst.ID)
 	if err != nil {
 		t.Fatalf("storage: %v", err)
 	}
@@ -71,14 +83,16 @@ func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	}
 	svc, err := New(ctx, Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Console: auth.NewConsole(authSvc, tmpl, nil), Public: public})
+		Console: auth.NewConsole(authSvc, tmpl, nil), Public: public,
+		Instance: inst.ID, Instances: instances})
 	if err != nil {
 		t.Fatalf("filehost.New: %v", err)
 	}
 	routes := httpx.NewRouter()
 	svc.Routes(routes)
 	h := httpx.Chain(routes, httpx.Proxies{Trusted: loopback}.Middleware)
-	e := &testEnv{t: t, db: db, auth: authSvc, settings: settings, store: store, svc: svc, handler: h}
+	e := &testEnv{t: t, db: db, auth: authSvc, settings: settings, store: store, svc: svc, handler: h,
+		instance: inst, instances: instances}
 	e.c = httpxtest.NewServer(t, h)
 	e.admin = e.clientFor(authSvc.AdminID())
 	return e

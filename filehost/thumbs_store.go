@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"folio/sqlstore"
 	"folio/storage"
 )
 
@@ -30,7 +31,7 @@ func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, 
 	key := thumbKey(t.objectID, isJPEG)
 	f, err := s.store.Open(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := s.makeThumb(ctx, t.key, key, t.mimetype, isJPEG); err != nil {
+		if err := s.makeThumb(ctx, t.objectID, t.key, key, t.mimetype, isJPEG); err != nil {
 			return nil, "", err
 		}
 		f, err = s.store.Open(ctx, key)
@@ -48,7 +49,7 @@ func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, 
 // makeThumb decodes the source, scales it to fit thumbMax keeping the
 // aspect ratio (never enlarging), and stores it under dst. Two requests
 // racing both write; the second commit finds the key taken, which is fine.
-func (s *Service) makeThumb(ctx context.Context, src, dst, mimetype string, isJPEG bool) error {
+func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype string, isJPEG bool) error {
 	f, err := s.store.Open(ctx, src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errNoThumb
@@ -104,8 +105,52 @@ func (s *Service) makeThumb(ctx context.Context, src, dst, mimetype string, isJP
 		w.Abort()
 		return err
 	}
-	if err := w.Commit(dst); err != nil && !errors.Is(err, storage.ErrExists) {
+	intent, err := s.recordPlace(ctx, dst)
+	if err != nil {
+		w.Abort()
 		return err
 	}
-	return nil
+	if err := w.Commit(dst); err != nil {
+		s.dropIntents(ctx, intent) // nothing of ours was placed
+		if errors.Is(err, storage.ErrExists) {
+			return nil
+		}
+		return err
+	}
+	return s.settleThumb(ctx, objectID, dst, intent)
+}
+
+// settleThumb ends a thumbnail's placement. Its object may have been
+// deleted while it was made, after the delete removed the thumbnail keys:
+// then these bytes would belong to nothing, so in one transaction with the
+// check the intent becomes a 'delete', and the bytes go. Otherwise the
+// intent is simply dropped; a delete committing later records its own
+// intents for the thumbnail keys.
+func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string) error {
+	gone := false
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, "SELECT 1 FROM objects WHERE id = $1", objectID).Scan(&one)
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			gone = true
+			_, err = tx.Exec(ctx, "UPDATE storage_intents SET op = $1 WHERE id = $2", opDelete, intent)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM storage_intents WHERE id = $1", intent)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("filehost: settle thumbnail: %w", err)
+	}
+	if !gone {
+		return nil
+	}
+	if err := s.store.Delete(context.WithoutCancel(ctx), key); err != nil {
+		return fmt.Errorf("filehost: delete thumbnail of a deleted object: %w", err)
+	}
+	s.dropIntents(ctx, intent)
+	return errNoThumb
 }

@@ -59,6 +59,7 @@ type object struct {
 	Shared bool // the one object uploads of this content reuse (allow_duplicate off)
 
 	hashes []string // short-hash candidates of a new object, best first
+	intent string   // the 'place' intent of a new object's bytes
 }
 
 // uploadResult is the data of an upload response, the fields

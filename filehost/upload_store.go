@@ -36,7 +36,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 		Mimetype: in.mimetype, Extension: in.ext, FileType: in.fileType, CreatedAt: now,
 		Shared: !set.AllowDuplicate}
 	var err error
-	if obj.Key, err = s.commitNew(in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
+	if obj.Key, obj.intent, err = s.commitNew(ctx, in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
 		return nil, err
 	}
 	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
@@ -45,9 +45,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	if err == nil {
 		return rec, nil
 	}
-	if derr := s.store.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
-		s.log.Error("delete content of failed upload", "key", obj.Key, "err", derr)
-	}
+	s.discardPlaced(ctx, obj.Key, obj.intent)
 	if !errors.Is(err, errContentStored) {
 		return nil, err
 	}
@@ -84,25 +82,37 @@ func (s *Service) reuse(ctx context.Context, userID string, in *incoming, opt up
 	return nil, err == nil, nil
 }
 
-// commitNew moves the temp file under a key made from the path pattern. A
-// taken key is not retried: buildKey makes every key unique, so one can
-// only be taken by a fault, and Commit has consumed the temp file by then.
-func (s *Service) commitNew(w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, error) {
+// commitNew moves the temp file under a key made from the path pattern,
+// after recording the intent to place it (the returned intent id; the
+// transaction that inserts the object claims it). A taken key is not
+// retried: buildKey makes every key unique, so one can only be taken by a
+// fault, and Commit has consumed the temp file by then.
+func (s *Service) commitNew(ctx context.Context, w storage.Writer, pattern string, now time.Time, md5hex, ext string) (string, string, error) {
 	key := buildKey(pattern, now, md5hex, ext)
 	// ValidatePathPattern proves every key of an accepted pattern valid;
 	// this stays as the last guard, and leaves no temp file behind.
 	if err := storage.CheckKey(key); err != nil {
 		w.Abort()
-		return "", fmt.Errorf("filehost: path_pattern %q: %w", pattern, err)
+		return "", "", fmt.Errorf("filehost: path_pattern %q: %w", pattern, err)
 	}
-	err := w.Commit(key)
+	intent, err := s.recordPlace(ctx, key)
+	if err != nil {
+		w.Abort()
+		return "", "", err
+	}
+	err = w.Commit(key)
+	if err != nil {
+		// Nothing of ours was placed: a failed Commit leaves nothing, and a
+		// taken key holds someone else's bytes.
+		s.dropIntents(ctx, intent)
+	}
 	if errors.Is(err, storage.ErrExists) {
-		return "", fmt.Errorf("filehost: storage key %q already exists", key)
+		return "", "", fmt.Errorf("filehost: storage key %q already exists", key)
 	}
 	if err != nil {
-		return "", fmt.Errorf("filehost: commit upload: %w", err)
+		return "", "", fmt.Errorf("filehost: commit upload: %w", err)
 	}
-	return key, nil
+	return key, intent, nil
 }
 
 // dimensions reads an image's size from its header; 0×0 when unknown.
@@ -170,6 +180,9 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 			return errQuotaFull
 		}
 		if isNew {
+			if err := claimPlaceTx(ctx, tx, obj.intent); err != nil {
+				return err
+			}
 			if err := insertObjectTx(ctx, tx, obj); err != nil {
 				return err
 			}
