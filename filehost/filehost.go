@@ -5,6 +5,7 @@ package filehost
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -72,6 +73,20 @@ type Service struct {
 func New(ctx context.Context, d Deps) (*Service, error) {
 	if err := d.DB.Migrate(ctx, "filehost", migrations()); err != nil {
 		return nil, err
+	}
+	return newService(d), nil
+}
+
+// Open returns the service over a database that serving processes have
+// migrated, without migrating it: folio fsck must not change a database it
+// was asked only to read. A schema at another version is refused.
+func Open(ctx context.Context, d Deps) (*Service, error) {
+	v, err := d.DB.SchemaVersion(ctx, "filehost")
+	if err != nil {
+		return nil, fmt.Errorf("filehost: schema version: %w", err)
+	}
+	if want := len(migrations()); v != want {
+		return nil, fmt.Errorf("filehost: the database schema is at version %d, this binary's at %d: start folio serve of this version once", v, want)
 	}
 	return newService(d), nil
 }

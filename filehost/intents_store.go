@@ -24,8 +24,8 @@ const (
 // limit); its bytes are doomed, so the upload fails.
 var errIntentLost = errors.New("filehost: the upload was rolled back by the janitor")
 
-// intent is one storage_intents row.
-type intent struct {
+// Intent is one storage_intents row, as fsck reports it.
+type Intent struct {
 	ID        string    `json:"id"`
 	Op        string    `json:"op"`
 	Key       string    `json:"key"`
