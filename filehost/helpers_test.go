@@ -2,11 +2,16 @@ package filehost
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"folio/auth"
 	"folio/auth/authtest"
@@ -165,3 +170,134 @@ func (e *testEnv) usage(userID string) (usedBytes, fileCount int64) {
 	}
 	return usedBytes, fileCount
 }
+
+// deadInstance registers a process whose last heartbeat is an hour old
+// and returns its id.
+func (e *testEnv) deadInstance() string {
+	e.t.Helper()
+	r := sqlstore.NewInstances(e.db)
+	r.Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	in, err := r.Register(context.Background())
+	if err != nil {
+		e.t.Fatalf("register dead instance: %v", err)
+	}
+	return in.ID
+}
+
+// place stores content under key directly, as a process would before it
+// records anything.
+func (e *testEnv) place(key, content string) {
+	e.t.Helper()
+	w, err := e.store.Begin(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(content)); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := w.Commit(key); err != nil {
+		e.t.Fatalf("place %s: %v", key, err)
+	}
+}
+
+// addIntent inserts a storage intent of instance, made age ago.
+func (e *testEnv) addIntent(op, key, instance string, age time.Duration) string {
+	e.t.Helper()
+	id := sqlstore.NewID()
+	if _, err := e.db.Exec(context.Background(), `INSERT INTO storage_intents (id, op, storage_key, instance_id, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, id, op, key, instance, sqlstore.FromTime(e.svc.now().Add(-age))); err != nil {
+		e.t.Fatalf("add intent: %v", err)
+	}
+	return id
+}
+
+// stored reports whether bytes are stored under key.
+func (e *testEnv) stored(key string) bool {
+	e.t.Helper()
+	_, err := e.store.Stat(context.Background(), key)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		e.t.Fatalf("stat %s: %v", key, err)
+	}
+	return err == nil
+}
+
+// intents returns the keys of the storage intents left, by op.
+func (e *testEnv) intents() map[string][]string {
+	e.t.Helper()
+	rows, err := e.db.Query(context.Background(), "SELECT op, storage_key FROM storage_intents ORDER BY storage_key")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var op, key string
+		if err := rows.Scan(&op, &key); err != nil {
+			e.t.Fatal(err)
+		}
+		out[op] = append(out[op], key)
+	}
+	if err := rows.Err(); err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// objectOf returns the object id and storage key behind a file record.
+func (e *testEnv) objectOf(fileID string) (id, key string) {
+	e.t.Helper()
+	if err := e.db.QueryRow(context.Background(), "SELECT o.id, o.storage_key FROM files f JOIN objects o ON o.id = f.object_id WHERE f.id = $1",
+		fileID).Scan(&id, &key); err != nil {
+		e.t.Fatalf("object of %s: %v", fileID, err)
+	}
+	return id, key
+}
+
+// tempFile leaves a temporary upload as a writer tagged instance ("":
+// untagged) would, last modified age ago, and returns its name.
+func (e *testEnv) tempFile(instance string, age time.Duration) string {
+	e.t.Helper()
+	name := "up-" + sqlstore.NewID()[:8]
+	if instance != "" {
+		name = instance + "-" + name
+	}
+	p := filepath.Join(e.store.Root(), ".tmp", name)
+	if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	at := time.Now().Add(-age)
+	if err := os.Chtimes(p, at, at); err != nil {
+		e.t.Fatal(err)
+	}
+	return name
+}
+
+// temps lists the names of the temporary uploads left.
+func (e *testEnv) temps() map[string]bool {
+	e.t.Helper()
+	ts, err := e.store.Temps(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, t := range ts {
+		out[t.Name] = true
+	}
+	return out
+}
+
+// storedKeys lists every key in the store.
+func (e *testEnv) storedKeys() []string {
+	e.t.Helper()
+	var keys []string
+	if err := e.store.List(context.Background(), func(key string, _ int64) error {
+		keys = append(keys, key)
+		return nil
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	return keys
+}
+
+// sqlstoreConfig prepares a database two test environments can share.
+func sqlstoreConfig(t testing.TB) sqlstoretest.Config { return sqlstoretest.NewConfig(t) }
