@@ -2,6 +2,7 @@
 // binary.
 //
 //	folio [-config PATH] [serve]   run the server (the default)
+//	folio fsck [-fix [-force]] [-json]  check stored files against the records
 //	folio hash-password            read a password on stdin, print its bcrypt hash
 //	folio version                  print the version
 package main
@@ -38,7 +39,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	configFlag := fs.String("config", "", "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio [-config PATH] [serve | hash-password | version]")
+		fmt.Fprintln(stderr, "usage: folio [-config PATH] [serve | fsck [-fix [-force]] [-json] | hash-password | version]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -47,6 +48,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, rest := "serve", fs.Args()
 	if len(rest) > 0 {
 		cmd, rest = rest[0], rest[1:]
+		if cmd == "fsck" { // it has flags of its own
+			return runFsck(*configFlag, rest, stdout, stderr)
+		}
 		// Flags may also follow the subcommand: folio serve -config x.conf
 		if err := fs.Parse(rest); err != nil {
 			return 2

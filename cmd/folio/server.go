@@ -55,6 +55,10 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
 	}
+	instances, inst, err := a.registerInstance(ctx, logger)
+	if err != nil {
+		return fail(err)
+	}
 	settings := cfg.Settings.register()
 	settings.reg.SetLogger(logger)
 	if err := settings.reg.Open(ctx, db); err != nil {
@@ -73,7 +77,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	store, err := storage.NewLocal(cfg.StorageDir)
+	local, err := storage.NewLocal(cfg.StorageDir)
+	if err != nil {
+		return fail(err)
+	}
+	store, err := local.WithInstance(inst.ID)
 	if err != nil {
 		return fail(err)
 	}
@@ -92,10 +100,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
-		Console: console, Public: public, SiteName: siteName})
+		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances})
 	if err != nil {
 		return fail(err)
 	}
+	a.startJanitor(ctx, files, logger)
 	// The expiry sweep runs for the app's life; Close stops it before the
 	// database closes.
 	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
