@@ -2,7 +2,9 @@ package filehost
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"folio/sqlstore"
 )
@@ -63,7 +65,9 @@ func (s *Service) settleIntent(ctx context.Context, in Intent, rep *JanitorRepor
 	if used {
 		rep.Kept++
 		s.log.Info("janitor: kept bytes a record points at", "key", in.Key, "op", in.Op, "instance", in.Instance)
-	} else {
+	} else if _, err := s.store.Stat(ctx, in.Key); !errors.Is(err, fs.ErrNotExist) {
+		// Most 'delete' intents name a thumbnail never made: only bytes
+		// that are there are deleted and reported.
 		if err := s.store.Delete(ctx, in.Key); err != nil {
 			return fmt.Errorf("filehost: janitor: %w", err)
 		}
