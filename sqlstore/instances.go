@@ -39,8 +39,6 @@ type Instances struct {
 	Host string
 	PID  int
 	Now  func() time.Time
-	// self is the id Register gave this process.
-	self string
 }
 
 // NewInstances returns the registry of db for this process.
@@ -78,7 +76,6 @@ func (r *Instances) Register(ctx context.Context) (*Instance, error) {
 	if err := r.Heartbeat(ctx, inst); err != nil {
 		return nil, err
 	}
-	r.self = inst.ID
 	return inst, nil
 }
 
@@ -167,15 +164,10 @@ func (r *Instances) alive(in Instance, now time.Time) bool {
 	if now.Sub(in.HeartbeatAt) > DeadAfter {
 		return false
 	}
-	if r.Host == "" || in.Host != r.Host {
-		return true
+	if r.Host != "" && in.Host == r.Host && !pidRunning(in.PID) {
+		return false
 	}
-	if in.PID == r.PID {
-		// Our own pid: another row with it is a process that died before
-		// the kernel gave the number to us.
-		return in.ID == r.self
-	}
-	return pidRunning(in.PID)
+	return true
 }
 
 // Forget deletes the row of an instance judged dead, unless it beat again
