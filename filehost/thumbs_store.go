@@ -127,6 +127,9 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 // intent is simply dropped; a delete committing later records its own
 // intents for the thumbnail keys.
 func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string) error {
+	// The bytes are placed: a client going away must not leave the
+	// intent behind.
+	ctx = context.WithoutCancel(ctx)
 	gone := false
 	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
 		var one int
@@ -148,7 +151,7 @@ func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string)
 	if !gone {
 		return nil
 	}
-	if err := s.store.Delete(context.WithoutCancel(ctx), key); err != nil {
+	if err := s.store.Delete(ctx, key); err != nil {
 		return fmt.Errorf("filehost: delete thumbnail of a deleted object: %w", err)
 	}
 	s.dropIntents(ctx, intent)
