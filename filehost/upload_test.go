@@ -868,7 +868,7 @@ func TestCommitOfARefusedKeyIsACleanError(t *testing.T) {
 			t.Fatal(err)
 		}
 		io.WriteString(w, "content")
-		key, err := e.svc.commitNew(w, pattern, time.Now(), "0cc175b9c0f1b6a831c399e269772661", "png")
+		key, _, err := e.svc.commitNew(context.Background(), w, pattern, time.Now(), "0cc175b9c0f1b6a831c399e269772661", "png")
 		if !errors.Is(err, storage.ErrInvalidKey) || key != "" {
 			t.Fatalf("commitNew(%.40q) = %q, %v; want ErrInvalidKey", pattern, key, err)
 		}
