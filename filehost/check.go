@@ -167,8 +167,13 @@ func (s *Service) repair(ctx context.Context, live sqlstore.Liveness, r *Report,
 		return false, err
 	}
 	for _, k := range orphans {
+		// One file the storage will not delete (a name it refuses) must
+		// not stop the other repairs: it stays, and counts as remaining.
 		if err := s.deleteOrphan(ctx, k.Key); err != nil {
-			return false, err
+			if ctx.Err() != nil {
+				return false, err
+			}
+			s.log.Error("fsck: delete orphan", "key", k.Key, "err", err)
 		}
 	}
 	var purges []*purge

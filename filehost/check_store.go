@@ -53,7 +53,7 @@ func (s *Service) intentKeys(ctx context.Context) (map[string]bool, error) {
 func (s *Service) hasIntent(ctx context.Context, key string) (bool, error) {
 	var one int
 	err := s.db.QueryRow(ctx, "SELECT 1 FROM storage_intents WHERE storage_key = $1 LIMIT 1", key).Scan(&one)
-	if errors.Is(err, sqlstore.ErrNotFound) {
+	if errors.Is(err, sqlstore.ErrNotFound) || errors.Is(err, sqlstore.ErrInvalidText) {
 		return false, nil
 	}
 	if err != nil {

@@ -163,3 +163,26 @@ func TestCheckRefusesToDropMostObjectsWithoutForce(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckCopesWithFilesNoKeyCouldName(t *testing.T) {
+	e := newTestEnv(t)
+	aliceID, _ := e.newUser("alice", 0)
+	// Put there by hand: a name with a backslash, which no key may have,
+	// so the store can neither open nor delete it, and one that is not
+	// UTF-8, which PostgreSQL cannot even compare with its rows.
+	for _, name := range []string{"bad\\name", "bad\xffname"} {
+		if err := os.WriteFile(filepath.Join(e.store.Root(), name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.db.Exec(context.Background(), "UPDATE users SET file_count = 3 WHERE id = $1", aliceID); err != nil {
+		t.Fatal(err)
+	}
+	r := e.check(CheckOptions{Fix: true})
+	if r.Orphans != 2 || r.UsageErrors != 1 || r.Remaining != 1 {
+		t.Fatalf("report = %+v, want both odd files and the usage found, the backslash one left", r)
+	}
+	if _, n := e.usage(aliceID); n != 0 {
+		t.Errorf("file_count = %d after the fix, want 0", n)
+	}
+}

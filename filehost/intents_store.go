@@ -133,6 +133,11 @@ func referenced(ctx context.Context, q sqlstore.Querier, key string) (bool, erro
 	if err == nil {
 		return true, nil
 	}
+	if errors.Is(err, sqlstore.ErrInvalidText) {
+		// A name the database cannot hold (a stray file whose name is not
+		// UTF-8, on PostgreSQL) is in no row.
+		return false, nil
+	}
 	if !errors.Is(err, sqlstore.ErrNotFound) {
 		return false, fmt.Errorf("filehost: is %s referenced: %w", key, err)
 	}
