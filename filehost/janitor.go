@@ -135,7 +135,7 @@ func (s *Service) tidy(ctx context.Context, live sqlstore.Liveness) (JanitorRepo
 		if err := s.store.RemoveTemp(ctx, t.Name); err != nil {
 			return rep, err
 		}
-		s.log.Info("janitor: removed a temporary upload of a dead process", "name", t.Name, "size", t.Size)
+		s.log.Info("janitor: removed a temporary upload no live process writes", "name", t.Name, "instance", t.Instance, "size", t.Size)
 		rep.Temps = append(rep.Temps, t.Name)
 	}
 	for _, in := range live.Dead() {
