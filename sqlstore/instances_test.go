@@ -1,7 +1,10 @@
 package sqlstore_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	execpkg "os/exec"
 	"testing"
 	"time"
@@ -134,5 +137,61 @@ func TestHostIdentityNamesBootAndPidNamespace(t *testing.T) {
 	}
 	if id != sqlstore.HostIdentity() {
 		t.Error("HostIdentity differs between calls")
+	}
+}
+
+func TestAKilledButUnreapedProcessIsDead(t *testing.T) {
+	if sqlstore.HostIdentity() == "" {
+		t.Skip("no /proc here: the pid fast path is off")
+	}
+	db := openDB(t)
+	ctx := context.Background()
+	child := execpkg.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Skipf("cannot start a child process: %v", err)
+	}
+	reaped := false
+	defer func() {
+		if !reaped {
+			child.Process.Kill()
+			child.Wait()
+		}
+	}()
+	r := sqlstore.NewInstances(db)
+	r.PID = child.Process.Pid
+	in, err := r.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := func() bool {
+		l, err := r.Live(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Alive(in.ID)
+	}
+	if !alive() {
+		t.Fatal("a running child is judged dead")
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Not reaped yet: a zombie. The kernel turns it into one soon after
+	// the signal; poll for that, bounded.
+	stat := fmt.Sprintf("/proc/%d/stat", child.Process.Pid)
+	for i := 0; i < 500; i++ {
+		b, _ := os.ReadFile(stat)
+		if j := bytes.LastIndexByte(b, ')'); j >= 0 && j+2 < len(b) && b[j+2] == 'Z' {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive() {
+		t.Error("a killed, unreaped child (a zombie) is judged alive")
+	}
+	child.Wait()
+	reaped = true
+	if alive() {
+		t.Error("a reaped child is judged alive")
 	}
 }
