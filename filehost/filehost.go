@@ -52,6 +52,7 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	links    *linkCache // short-link targets, to serve without a database read
+	thumbs   *thumbMaker
 	console  *auth.Console
 	public   *templates.Public
 	siteName func(context.Context) string
@@ -104,6 +105,7 @@ func newService(d Deps) *Service {
 	return &Service{
 		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
+		thumbs:        newThumbMaker(pixelBudget),
 		console:       d.Console,
 		public:        d.Public,
 		siteName:      d.SiteName,

@@ -31,8 +31,14 @@ func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, 
 	key := thumbKey(t.objectID, isJPEG)
 	f, err := s.store.Open(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := s.makeThumb(ctx, t.objectID, t.key, key, t.mimetype, isJPEG); err != nil {
-			return nil, "", err
+		// The making outlives a client that goes away: others may be
+		// waiting for it.
+		mctx := context.WithoutCancel(ctx)
+		made := s.thumbs.once(ctx, key, func() error {
+			return s.makeThumb(mctx, t.objectID, t.key, key, t.mimetype, isJPEG)
+		})
+		if made != nil {
+			return nil, "", made
 		}
 		f, err = s.store.Open(ctx, key)
 	}
@@ -66,6 +72,11 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	if err := s.thumbs.acquire(ctx, pixels); err != nil {
+		return err
+	}
+	defer s.thumbs.release(pixels)
 	var img image.Image
 	orientation := 1
 	br := bufio.NewReaderSize(f, 64<<10)

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"folio/httpx/httpxtest"
 )
 
 func TestThumbnailsFitIn400KeepingAspect(t *testing.T) {
@@ -199,5 +201,41 @@ func TestThumbnailKeyFollowsTheObjectAndFormat(t *testing.T) {
 				t.Fatalf("thumbKey for %s = %q, want %q", tt.mimetype, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestConcurrentFirstRequestsForAThumbnailAllGetIt(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "big.png", pngBytes(t, 1600, 1200))
+	const requests = 16
+	answers := make([]*httpxtest.Response, requests)
+	done := make(chan int)
+	for i := range requests {
+		go func() {
+			answers[i] = e.c.Do("GET", "/t/"+u.hash(), nil)
+			done <- i
+		}()
+	}
+	for range requests {
+		<-done
+	}
+	bodies := make([][]byte, requests)
+	for i, a := range answers {
+		bodies[i] = a.Expect(200).Body
+	}
+	for i, b := range bodies {
+		if !bytes.Equal(b, bodies[0]) || len(b) == 0 {
+			t.Fatalf("request %d got %d bytes, request 0 %d: one thumbnail, the same for all", i, len(b), len(bodies[0]))
+		}
+	}
+	thumbs := 0
+	for _, f := range e.storedFiles() {
+		if strings.HasPrefix(f, "thumbs/") {
+			thumbs++
+		}
+	}
+	if thumbs != 1 {
+		t.Fatalf("%d thumbnails stored, want 1", thumbs)
 	}
 }
