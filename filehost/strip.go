@@ -44,7 +44,15 @@ const passRest = -1
 // newStripReader returns src with the metadata of a JPEG, PNG, WebP or GIF
 // removed; any other content comes through unchanged.
 func newStripReader(src io.Reader) io.Reader {
-	return &stripReader{src: bufio.NewReaderSize(src, stripBufferSize), next: stripSniff}
+	return newStripReaderSize(src, stripBufferSize)
+}
+
+// newStripReaderSize is newStripReader with a buffer of size bytes (at
+// most stripBufferSize). A buffer at least as large as the whole source
+// decides as the full one would: a block that does not fit would not have
+// been complete either.
+func newStripReaderSize(src io.Reader, size int) io.Reader {
+	return &stripReader{src: bufio.NewReaderSize(src, min(size, stripBufferSize)), next: stripSniff}
 }
 
 func (s *stripReader) Read(p []byte) (int, error) {

@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/gif"
@@ -393,4 +394,26 @@ func TestStrippedUploadsDescribeTheStoredBytes(t *testing.T) {
 			t.Fatal("with strip_metadata off the file must be stored as sent")
 		}
 	})
+}
+
+// An upload's stripper buffer is sized to its body (bufferSize): at least
+// as large as the file, it must strip exactly as the full buffer does,
+// also for files cut short.
+func TestStrippingWithABufferSizedToTheFile(t *testing.T) {
+	files := map[string][]byte{"jpeg": metaJPEG(t), "png": metaPNG(t), "webp": metaWebP(t), "gif": metaGIF(t)}
+	for name, full := range files {
+		for _, n := range []int{len(full), len(full) / 2, 20, 3} {
+			data := full[:n]
+			t.Run(fmt.Sprintf("%s of %d bytes", name, n), func(t *testing.T) {
+				want := strip(t, bytes.NewReader(data))
+				got, err := io.ReadAll(newStripReaderSize(bytes.NewReader(data), bufferSize(int64(len(data)), stripBufferSize)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%d bytes with a sized buffer, %d with the full one", len(got), len(want))
+				}
+			})
+		}
+	}
 }

@@ -108,7 +108,7 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 	}
 	// The multipart reader reads in 4 KiB steps; without a large buffer
 	// below it, every step would be a read system call on the connection.
-	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, bodyLimit(set.MaxFileSize, maxFiles)), chunkSize)
+	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, bodyLimit(set.MaxFileSize, maxFiles)), bufferSize(r.ContentLength, chunkSize))
 	mr := multipart.NewReader(body, params["boundary"])
 	var files []*incoming
 	fields := map[string]string{}
@@ -130,7 +130,7 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 				continue // NextPart skips the rest of it
 			}
 			b.taken++
-			in, err := s.receive(r.Context(), p, set)
+			in, err := s.receive(r.Context(), p, set, r.ContentLength)
 			if err != nil {
 				b.failed = cleanName(p.FileName())
 				return files, nil, err
@@ -148,6 +148,17 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 		}
 	}
 	return files, fields, nil
+}
+
+// bufferSize sizes a read buffer of at most max bytes for a body of
+// contentLength bytes (-1 when unknown): a small body needs no more than
+// itself, so that many small uploads at once do not each hold the buffers
+// a large one streams through (docs/design.md, Memory).
+func bufferSize(contentLength int64, max int) int {
+	if contentLength <= 0 || contentLength >= int64(max) {
+		return max
+	}
+	return int(contentLength+4095) &^ 4095
 }
 
 // bodyLimit bounds an upload body: maxFiles files of the largest size,
@@ -234,8 +245,9 @@ func bodyError(err error) error {
 }
 
 // receive streams the file part into a temp file, checking the type
-// against the settings on the first chunk and the size throughout.
-func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSettings) (*incoming, error) {
+// against the settings on the first chunk and the size throughout. The
+// part is at most bodySize bytes (-1: unknown).
+func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSettings, bodySize int64) (*incoming, error) {
 	in := &incoming{originName: cleanName(p.FileName())}
 	in.ext = nameExt(in.originName)
 	if in.ext != "" && slices.Contains(set.ForbiddenExts, in.ext) {
@@ -262,7 +274,7 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSett
 	}
 	var src io.Reader = p
 	if set.StripMetadata {
-		src = newStripReader(p)
+		src = newStripReaderSize(p, bufferSize(bodySize, stripBufferSize))
 	}
 	res, err := streamHashed(w, src, set.MaxFileSize, check)
 	if err == nil && res.size == 0 {

@@ -12,10 +12,11 @@ import (
 
 // Streaming parameters: chunks large enough that per-chunk overhead
 // vanishes, and enough of them that reading, writing and both hashes
-// overlap. Memory per upload is chunkSize × chunkCount.
+// overlap. Memory per upload is at most chunkSize × chunkCount.
 const (
-	chunkSize  = 256 << 10
-	chunkCount = 4
+	chunkSize      = 256 << 10
+	chunkCount     = 4
+	firstChunkSize = 16 << 10
 )
 
 // errTooLarge is returned by streamHashed when the content exceeds its limit.
@@ -78,8 +79,10 @@ func streamHashed(dst io.Writer, src io.Reader, limit int64, first func([]byte) 
 				<-c
 			}
 		}
-		if bufs[slot] == nil {
-			bufs[slot] = make([]byte, chunkSize)
+		if len(bufs[slot]) < chunkSize {
+			// The first chunks grow from firstChunkSize: a small file,
+			// most uploads, never takes the full buffers of a large one.
+			bufs[slot] = make([]byte, min(chunkSize, firstChunkSize<<i))
 		}
 		n, rerr := fill(src, bufs[slot])
 		if n > 0 {

@@ -884,3 +884,27 @@ func TestCommitOfARefusedKeyIsACleanError(t *testing.T) {
 		}
 	}
 }
+
+func TestUploadBuffersAreSizedToTheBody(t *testing.T) {
+	tests := []struct {
+		name          string
+		contentLength int64
+		want          int
+	}{
+		{"unknown length (chunked)", -1, chunkSize},
+		{"empty", 0, chunkSize},
+		{"tiny", 1, 4096},
+		{"a page", 4096, 4096},
+		{"just over a page", 4097, 8192},
+		{"small image", 30_000, 32768},
+		{"as large as the buffer", chunkSize, chunkSize},
+		{"larger", 100 << 20, chunkSize},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bufferSize(tt.contentLength, chunkSize); got != tt.want {
+				t.Fatalf("bufferSize(%d) = %d, want %d", tt.contentLength, got, tt.want)
+			}
+		})
+	}
+}
