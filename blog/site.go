@@ -21,6 +21,7 @@ type Site struct {
 	engine  *templates.Engine
 	started time.Time // the site may look different after a restart (theme, file settings)
 	cache   *pageCache
+	changed changedChecks
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built

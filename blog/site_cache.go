@@ -1,6 +1,7 @@
 package blog
 
 import (
+	"bytes"
 	"sync"
 	"time"
 )
@@ -56,6 +57,11 @@ func (c *pageCache) put(key string, changed time.Time, a *answer) {
 	if size > pageCacheBytes/8 {
 		return
 	}
+	// The body was rendered into a growing buffer: keep only its bytes,
+	// so that the budget counts what the cache holds.
+	kept := *a
+	kept.body = bytes.Clone(a.body)
+	a = &kept
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.entries[key]; ok {

@@ -32,7 +32,7 @@ func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
 	t0, t1 := time.Unix(1000, 0), time.Unix(2000, 0)
 	a := &answer{body: []byte("page")}
 	c.put("/", t0, a)
-	if c.get("/", t0) != a {
+	if got := c.get("/", t0); got == nil || string(got.body) != "page" {
 		t.Fatal("miss for the change time it was cached for")
 	}
 	if c.get("/", t1) != nil {
@@ -42,6 +42,19 @@ func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
 	c.put("/", t1, &answer{body: []byte("newer page")})
 	if n, b := c.len(); n != 1 || b != len("/")+len("newer page") {
 		t.Fatalf("%d entries, %d bytes after replacing", n, b)
+	}
+}
+
+func TestPageCacheKeepsOnlyTheBodyBytes(t *testing.T) {
+	c := newPageCache()
+	t0 := time.Unix(1000, 0)
+	body := make([]byte, 4, 64<<10) // as rendered into a grown buffer
+	copy(body, "page")
+	c.put("/", t0, &answer{body: body})
+	got := c.get("/", t0)
+	// The allocator rounds up to its size class, not to the buffer's.
+	if got == nil || string(got.body) != "page" || cap(got.body) > 16 {
+		t.Fatalf("cached body %q with capacity %d, want \"page\" without the buffer's spare room", got.body, cap(got.body))
 	}
 }
 

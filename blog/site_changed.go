@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"folio/sqlstore"
@@ -54,6 +55,71 @@ func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time
 		}
 	}
 	return last, nil
+}
+
+// changedChecks shares siteChangedAt's query between the requests that
+// wait for it at the same time, so that under load a cached page costs a
+// fraction of a query instead of one each, without ever answering from a
+// result older than the request: a request only takes the result of a
+// query that started after it arrived. At most one query runs at a time;
+// the requests that arrive meanwhile wait for the next one, which one of
+// them runs when the current one ends.
+type changedChecks struct {
+	mu      sync.Mutex
+	running *changedCall // started
+	queued  *changedCall // to start when running ends
+}
+
+type changedCall struct {
+	start chan struct{} // holds one token: the waiter that takes it runs the query
+	done  chan struct{}
+	at    time.Time
+	err   error
+}
+
+func newChangedCall() *changedCall {
+	return &changedCall{start: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// do returns the result of a call of check that started after do was
+// called, running check itself when no other call is due to start.
+// Waiting does not end with the request's context: the wait is one query
+// long at most, and a queued call must keep a waiter to run it.
+func (c *changedChecks) do(check func() (time.Time, error)) (time.Time, error) {
+	c.mu.Lock()
+	if c.running == nil {
+		call := newChangedCall()
+		c.running = call
+		c.mu.Unlock()
+		c.run(call, check)
+		return call.at, call.err
+	}
+	call := c.queued
+	if call == nil {
+		call = newChangedCall()
+		c.queued = call
+	}
+	c.mu.Unlock()
+	select {
+	case <-call.start:
+		c.run(call, check)
+	case <-call.done:
+	}
+	return call.at, call.err
+}
+
+// run runs call, then hands the queued call, if any, to one of its waiters.
+func (c *changedChecks) run(call *changedCall, check func() (time.Time, error)) {
+	call.at, call.err = check()
+	close(call.done)
+	c.mu.Lock()
+	next := c.queued
+	c.queued = nil
+	c.running = next
+	c.mu.Unlock()
+	if next != nil {
+		next.start <- struct{}{}
+	}
 }
 
 // changesSite wraps an administrator's write: once it has succeeded, and

@@ -1,6 +1,7 @@
 package blog
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -39,13 +40,14 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		var changed time.Time
 		var key string
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			c, err := s.changed.do(func() (time.Time, error) {
+				// The answer is shared with other requests: one
+				// client going away must not fail it for them.
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+				defer cancel()
+				return s.changedAt(ctx)
+			})
 			now := s.b.now()
-			// The copyright line shows the year: a new year is a change.
-			since := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, now.Location())
-			if s.started.After(since) {
-				since = s.started
-			}
-			c, err := s.b.siteChangedAt(r.Context(), now, since)
 			if err != nil {
 				s.b.logger.Error("blog: site changed time", "err", err)
 			} else if now.Sub(c) >= settledAfter {
@@ -74,6 +76,17 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		}
 		s.write(w, r, a, changed)
 	})
+}
+
+// changedAt is when the site last changed as of now. The copyright line
+// shows the year, so a new year is a change too.
+func (s *Site) changedAt(ctx context.Context) (time.Time, error) {
+	now := s.b.now()
+	since := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, now.Location())
+	if s.started.After(since) {
+		since = s.started
+	}
+	return s.b.siteChangedAt(ctx, now, since)
 }
 
 // classic reports whether the site is on: render.render_mode is read per
