@@ -69,9 +69,10 @@ type Querier interface {
 // "database is locked"; reads use their own pool and never wait for writes
 // (WAL). On PostgreSQL both pools are the same *sql.DB.
 type DB struct {
-	dialect Dialect
-	read    *sql.DB
-	write   *sql.DB
+	dialect  Dialect
+	read     *sql.DB
+	write    *sql.DB
+	readIdle int // idle connections the read pool keeps
 }
 
 // Open connects to the database named by driver ("sqlite" or "postgres") and
@@ -130,8 +131,11 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{dialect: SQLite, read: read, write: write}, nil
+	return &DB{dialect: SQLite, read: read, write: write, readIdle: n}, nil
 }
+
+// pgIdleConns is how many PostgreSQL connections stay open between bursts.
+const pgIdleConns = 8
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	db, err := sql.Open("postgres", withBinaryParameters(dsn))
@@ -139,13 +143,13 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 	}
 	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(8)
+	db.SetMaxIdleConns(pgIdleConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: connect to postgres: %w", mapError(err))
 	}
-	return &DB{dialect: Postgres, read: db, write: db}, nil
+	return &DB{dialect: Postgres, read: db, write: db, readIdle: pgIdleConns}, nil
 }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the DSN
@@ -181,6 +185,18 @@ func (db *DB) Close() error {
 	}
 	return err
 }
+
+// ReleaseIdle closes the read pool's idle connections and the memory they
+// hold (each SQLite connection keeps its own page cache); later queries
+// open new ones. The server calls it when a burst of requests is over
+// (docs/design.md, Memory).
+func (db *DB) ReleaseIdle() {
+	db.read.SetMaxIdleConns(0)
+	db.read.SetMaxIdleConns(db.readIdle)
+}
+
+// IdleConns is how many connections the read pool keeps idle now.
+func (db *DB) IdleConns() int { return db.read.Stats().Idle }
 
 // Ping checks that the database answers, on the read pool, which is the one
 // requests depend on most.

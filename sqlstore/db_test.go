@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -247,5 +248,35 @@ func TestUnstorableTextIsErrInvalidText(t *testing.T) {
 		if !errors.Is(err, sqlstore.ErrInvalidText) {
 			t.Fatalf("select %q: %v, want ErrInvalidText", text, err)
 		}
+	}
+}
+
+func TestReleaseIdleClosesIdleConnectionsAndQueriesGoOn(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	// Several queries at once leave several connections idle.
+	rows := make([]*sql.Rows, 3)
+	for i := range rows {
+		r, err := db.Query(ctx, "SELECT 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[i] = r
+	}
+	for _, r := range rows {
+		r.Close()
+	}
+	if n := db.IdleConns(); n < 2 {
+		t.Fatalf("%d idle connections before the release, want several", n)
+	}
+	db.ReleaseIdle()
+	if n := db.IdleConns(); n != 0 {
+		t.Fatalf("%d idle connections after the release, want 0", n)
+	}
+	if got := count(t, db, "SELECT 1"); got != 1 {
+		t.Fatalf("query after the release: %d", got)
+	}
+	if n := db.IdleConns(); n != 1 {
+		t.Errorf("%d idle connections after a query, want 1 kept again", n)
 	}
 }

@@ -150,7 +150,13 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
 
+	mem := newMemoryReleaser(db.ReleaseIdle)
+	memCtx, stopMem := context.WithCancel(context.WithoutCancel(ctx))
+	go mem.run(memCtx)
+	a.closers = append(a.closers, func(context.Context) { stopMem() })
+
 	a.handler = httpx.Chain(a.router,
+		mem.Middleware,
 		httpx.Proxies{Trusted: cfg.TrustedProxies, BaseURL: cfg.BaseURL}.Middleware,
 		httpx.AccessLog(logger),
 		httpx.SecurityHeaders,
