@@ -1,9 +1,17 @@
-// Command folio-bench measures the upload path: it uploads one large file
+// Command folio-bench measures Folio.
+//
+// With no subcommand it measures the upload path: it uploads one large file
 // through the real file-host handler over loopback HTTP and compares the
 // throughput with md5sum reading the same file, then reports the process's
 // peak resident memory (VmHWM).
 //
 //	go run ./cmd/folio-bench -size 256
+//
+// `memory` starts a real folio process, puts it under a mixed load of many
+// clients and reports its resident memory before, at the peak of and after
+// the load:
+//
+//	go run ./cmd/folio-bench memory -clients 500 -duration 60s
 package main
 
 import (
@@ -35,6 +43,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "memory" {
+		if err := memoryBench(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "folio-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	sizeMiB := flag.Int("size", 256, "file size in MiB")
 	dir := flag.String("dir", "", "work folder (default: a new temp folder, removed afterwards)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the upload to this file")
