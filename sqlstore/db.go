@@ -186,13 +186,20 @@ func (db *DB) Close() error {
 	return err
 }
 
-// ReleaseIdle closes the read pool's idle connections and the memory they
-// hold (each SQLite connection keeps its own page cache); later queries
-// open new ones. The server calls it when a burst of requests is over
+// ReleaseIdle gives back the memory the database layer holds for busy
+// times: it closes the read pool's idle connections (each SQLite
+// connection keeps its own page cache; later queries open new ones),
+// empties the SQLite writer's page cache, and trims the C heap SQLite
+// allocates from. The server calls it when a burst of requests is over
 // (docs/design.md, Memory).
-func (db *DB) ReleaseIdle() {
+func (db *DB) ReleaseIdle(ctx context.Context) {
 	db.read.SetMaxIdleConns(0)
 	db.read.SetMaxIdleConns(db.readIdle)
+	if db.dialect == SQLite {
+		// Waits for a write under way; a failure only keeps the cache.
+		_, _ = db.write.ExecContext(ctx, "PRAGMA shrink_memory")
+	}
+	trimCHeap()
 }
 
 // IdleConns is how many connections the read pool keeps idle now.

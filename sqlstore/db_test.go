@@ -269,7 +269,7 @@ func TestReleaseIdleClosesIdleConnectionsAndQueriesGoOn(t *testing.T) {
 	if n := db.IdleConns(); n < 2 {
 		t.Fatalf("%d idle connections before the release, want several", n)
 	}
-	db.ReleaseIdle()
+	db.ReleaseIdle(ctx)
 	if n := db.IdleConns(); n != 0 {
 		t.Fatalf("%d idle connections after the release, want 0", n)
 	}

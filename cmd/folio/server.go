@@ -150,8 +150,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
 
-	mem := newMemoryReleaser(db.ReleaseIdle)
 	memCtx, stopMem := context.WithCancel(context.WithoutCancel(ctx))
+	mem := newMemoryReleaser(func() { db.ReleaseIdle(memCtx) })
 	go mem.run(memCtx)
 	a.closers = append(a.closers, func(context.Context) { stopMem() })
 
