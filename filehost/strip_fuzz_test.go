@@ -74,8 +74,10 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // bytes read before.
 func FuzzStrip(f *testing.F) {
 	jpg, png, webp, gif := metaJPEG(f), metaPNG(f), metaWebP(f), metaGIF(f)
+	uprightFirst := append(slices.Clone(jpg[:2]), jpegSeg(jpegAPP1, "Exif\x00\x00"+string(gpsTIFF(1)))...)
+	uprightFirst = append(uprightFirst, jpg[2:]...) // then metaJPEG's Exif, orientation 6
 	for _, file := range [][]byte{
-		jpg, png, webp, gif,
+		jpg, png, webp, gif, uprightFirst,
 		jpegBytes(f, 8, 8), pngBytes(f, 4, 4), gifBytes(f, 4, 4),
 		nil, []byte("hello, this is not a picture\n"),
 		jpg[:60], png[:40], webp[:40], gif[:30],
