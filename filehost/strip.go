@@ -36,7 +36,7 @@ type stripReader struct {
 	zero    int64  // bytes of src to skip, yielding zeros in their place
 	next    stripStep
 
-	keptOrientation bool // a JPEG's orientation was written once
+	sawExif bool // a JPEG's first Exif segment, the one viewers read, was handled
 }
 
 const passRest = -1

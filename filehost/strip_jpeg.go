@@ -13,11 +13,12 @@ const (
 
 // jpegSegment handles the segment at the stripper's position, between SOI
 // and the first scan. Exif, XMP, IPTC and comments go; everything else
-// stays. The first Exif segment with an orientation other than upright is
-// replaced by one holding only that orientation, so that viewers still
-// turn the picture. From the first scan on (entropy-coded data, and
-// anything after the image such as a second MPF picture) the rest passes
-// as it is: metadata lives before the scan.
+// stays. The first Exif segment, the one viewers (and jpegOrientation)
+// read, is replaced by one holding only its orientation when that is not
+// upright, so that viewers still turn the picture; a later Exif segment
+// goes whatever it says, as viewers never read it. From the first scan on
+// (entropy-coded data, and anything after the image such as a second MPF
+// picture) the rest passes as it is: metadata lives before the scan.
 func jpegSegment(s *stripReader) {
 	b, ok := s.peek(2)
 	if !ok || b[0] != 0xFF {
@@ -57,9 +58,9 @@ func jpegSegment(s *stripReader) {
 	}
 	s.next = jpegSegment
 	body := seg[4:]
-	if marker == jpegAPP1 && len(body) > 6 && string(body[:6]) == "Exif\x00\x00" && !s.keptOrientation {
+	if marker == jpegAPP1 && len(body) > 6 && string(body[:6]) == "Exif\x00\x00" && !s.sawExif {
+		s.sawExif = true
 		if o := tiffOrientation(body[6:]); o != 1 {
-			s.keptOrientation = true
 			s.replace(2+size, orientationExif(o))
 			return
 		}

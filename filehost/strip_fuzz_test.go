@@ -1,0 +1,299 @@
+package filehost
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+	"testing/iotest"
+)
+
+// stripFormats are the magic bytes FuzzStrip's format byte puts before
+// the data, so that most inputs reach a format's parser: none, JPEG, PNG,
+// WebP (its RIFF length made to fit) and GIF.
+const stripFormats = 5
+
+func stripInput(format byte, data []byte) []byte {
+	switch format % stripFormats {
+	case 1:
+		return append([]byte{0xFF, 0xD8, 0xFF}, data...)
+	case 2:
+		return append(slices.Clone(pngSignature), data...)
+	case 3:
+		in := binary.LittleEndian.AppendUint32([]byte("RIFF"), uint32(4+len(data)))
+		return append(append(in, "WEBP"...), data...)
+	case 4:
+		return append([]byte("GIF89a"), data...)
+	}
+	return slices.Clone(data)
+}
+
+// stripSeed splits a file into the format byte and data that stripInput
+// turns back into it.
+func stripSeed(file []byte) (byte, []byte) {
+	for format := byte(stripFormats - 1); format > 0; format-- {
+		magic := stripInput(format, nil)
+		if format == 3 {
+			magic = stripInput(format, file[min(len(file), 12):])[:12]
+		}
+		if bytes.HasPrefix(file, magic) {
+			return format, file[len(magic):]
+		}
+	}
+	return 0, file
+}
+
+// errSourceFailed is what FuzzStrip's failing source returns.
+var errSourceFailed = errors.New("the source failed")
+
+// failingReader yields b, then errSourceFailed on every later read.
+type failingReader struct{ b []byte }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, errSourceFailed
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// FuzzStrip runs the metadata stripper over any content, mostly behind the
+// magic bytes of the format the format byte picks, and checks what
+// docs/filehost.md#metadata-stripping promises (the list is in
+// docs/testing.md#fuzzing): it never refuses content read whole, and never
+// yields more than the input plus the growth of one orientation-only Exif
+// segment (a WebP exactly its input's length); its output is the same
+// however the reads are cut, and stripping it again changes nothing; the
+// output holds no metadata block where it parses as its format, and a
+// JPEG keeps the orientation of its first Exif segment; and when the source
+// fails, the stripper returns that error after what it yields for the
+// bytes read before.
+func FuzzStrip(f *testing.F) {
+	jpg, png, webp, gif := metaJPEG(f), metaPNG(f), metaWebP(f), metaGIF(f)
+	uprightFirst := append(slices.Clone(jpg[:2]), jpegSeg(jpegAPP1, "Exif\x00\x00"+string(gpsTIFF(1)))...)
+	uprightFirst = append(uprightFirst, jpg[2:]...) // then metaJPEG's Exif, orientation 6
+	for _, file := range [][]byte{
+		jpg, png, webp, gif, uprightFirst,
+		jpegBytes(f, 8, 8), pngBytes(f, 4, 4), gifBytes(f, 4, 4),
+		nil, []byte("hello, this is not a picture\n"),
+		jpg[:60], png[:40], webp[:40], gif[:30],
+		append([]byte{0xFF, 0xD8, 0xFF, 0xFF, 0x01, 0xFF, 0xD0}, jpg[2:]...),
+		append(slices.Clone(png[:len(png)-12]), pngChunkBytes("eXIf", gpsTIFF(6))...),
+	} {
+		format, data := stripSeed(file)
+		f.Add(format, data)
+	}
+	f.Fuzz(func(t *testing.T, format byte, data []byte) {
+		in := stripInput(format, data)
+		out, err := io.ReadAll(newStripReader(bytes.NewReader(in)))
+		if err != nil {
+			t.Fatalf("the stripper refused %d bytes read whole: %v", len(in), err)
+		}
+		growth := len(orientationExif(2)) - 32 // the smallest segment it replaces
+		if len(out) > len(in)+growth {
+			t.Fatalf("%d bytes in, %d out", len(in), len(out))
+		}
+		if isWebP(in) && len(out) != len(in) {
+			t.Fatalf("a WebP of %d bytes became %d", len(in), len(out))
+		}
+		if len(in) <= 64<<10 {
+			cut, err := io.ReadAll(iotest.OneByteReader(newStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
+			if err != nil || !bytes.Equal(cut, out) {
+				t.Fatalf("read a byte at a time: %d bytes, %v; read whole: %d bytes", len(cut), err, len(out))
+			}
+		}
+		again, err := io.ReadAll(newStripReader(bytes.NewReader(out)))
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("stripping the output again gave %d bytes (%v), not the %d it had", len(again), err, len(out))
+		}
+		if what := metadataLeft(out); what != "" {
+			t.Fatalf("%s left in the output", what)
+		}
+		if o, p := firstExifOrientation(in), firstExifOrientation(out); o != p {
+			t.Fatalf("orientation %d became %d", o, p)
+		}
+		k := len(in) / 2
+		part, err := io.ReadAll(newStripReader(&failingReader{in[:k]}))
+		if !errors.Is(err, errSourceFailed) {
+			t.Fatalf("the source failed after %d bytes; the stripper returned %v", k, err)
+		}
+		if want, _ := io.ReadAll(newStripReader(bytes.NewReader(in[:k]))); !bytes.Equal(part, want) {
+			t.Fatalf("before the failure at %d it yielded %d bytes, not the %d it yields for those bytes", k, len(part), len(want))
+		}
+	})
+}
+
+func isWebP(b []byte) bool {
+	return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
+}
+
+// metadataLeft names the first metadata block in the part of b that
+// parses as its format, "" when there is none. It walks the blocks as
+// docs/filehost.md#metadata-stripping describes the formats, stopping
+// where b stops parsing (a cut-short block, a length past the end, an
+// unknown block), after which the stripper keeps everything as sent.
+func metadataLeft(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
+		var left string
+		exif := 0
+		jpegSegments(b, func(at int, marker byte, seg []byte) bool {
+			switch {
+			case marker == jpegAPPD || marker == jpegCOM:
+				left = fmt.Sprintf("JPEG segment %#x at %d", marker, at)
+			case marker == jpegAPP1:
+				exif++
+				kept := exif == 1 && len(seg) > 10 && string(seg[4:10]) == "Exif\x00\x00"
+				if o := 1; kept {
+					o = tiffOrientation(seg[10:])
+					kept = o != 1 && bytes.Equal(seg, orientationExif(o))
+				}
+				if !kept {
+					left = fmt.Sprintf("APP1 segment at %d (not one orientation-only Exif)", at)
+				}
+			}
+			return left == ""
+		})
+		return left
+	case bytes.HasPrefix(b, pngSignature):
+		for i := len(pngSignature); i+8 <= len(b); {
+			size := binary.BigEndian.Uint32(b[i:])
+			typ := string(b[i+4 : i+8])
+			if size > 1<<31-1 || !isLetters(typ) || typ == "IEND" {
+				return ""
+			}
+			if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" || typ == "eXIf" || typ == "tIME" {
+				return fmt.Sprintf("PNG chunk %s at %d", typ, i)
+			}
+			i += int(size) + 12
+		}
+	case isWebP(b):
+		i := 12
+		if len(b) >= 30 && string(b[12:16]) == "VP8X" && binary.LittleEndian.Uint32(b[16:]) == 10 {
+			if b[20]&(webpFlagEXIF|webpFlagXMP) != 0 {
+				return fmt.Sprintf("VP8X flags %#x", b[20])
+			}
+			i = 30
+		}
+		for i+8 <= len(b) {
+			typ := string(b[i : i+4])
+			for _, c := range []byte(typ) {
+				if c < 0x20 || c > 0x7E {
+					return ""
+				}
+			}
+			if typ == "EXIF" || typ == "XMP " {
+				return fmt.Sprintf("WebP chunk %q at %d", typ, i)
+			}
+			size := int64(binary.LittleEndian.Uint32(b[i+4:]))
+			if int64(i)+8+size+size&1 > int64(len(b)) {
+				return ""
+			}
+			i += 8 + int(size+size&1)
+		}
+	case bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a")):
+		if len(b) < 13 {
+			return ""
+		}
+		// subBlocks returns the position after a chain of sub-blocks, -1
+		// when it runs past the end.
+		subBlocks := func(i int) int {
+			for i < len(b) {
+				size := int(b[i])
+				i += 1 + size
+				if size == 0 {
+					return i
+				}
+			}
+			return -1
+		}
+		i := 13 + int(gifColourTable(b[10]))
+		for i >= 0 && i < len(b) {
+			switch b[i] {
+			case 0x2C:
+				if i+10 > len(b) {
+					return ""
+				}
+				i = subBlocks(i + 10 + int(gifColourTable(b[i+9])) + 1)
+			case 0x21:
+				switch {
+				case i+2 > len(b):
+					return ""
+				case b[i+1] == 0xFE:
+					return fmt.Sprintf("GIF comment at %d", i)
+				case b[i+1] == 0xFF:
+					if i+14 > len(b) || b[i+2] != 11 {
+						return ""
+					}
+					if string(b[i+3:i+14]) == "XMP DataXMP" {
+						return fmt.Sprintf("GIF XMP extension at %d", i)
+					}
+					i = subBlocks(i + 14)
+				default:
+					i = subBlocks(i + 2)
+				}
+			default: // the trailer, or a block that does not parse
+				return ""
+			}
+		}
+	}
+	return ""
+}
+
+func isLetters(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// jpegSegments calls visit with each whole marker segment of a JPEG from
+// SOI to the first scan, until visit returns false or b stops parsing.
+func jpegSegments(b []byte, visit func(at int, marker byte, seg []byte) bool) {
+	for i := 2; i+2 <= len(b) && b[i] == 0xFF; {
+		switch m := b[i+1]; {
+		case m == 0xFF:
+			i++
+			continue
+		case m == jpegSOS || m == jpegEOI || m == 0x00 || m == 0xD8:
+			return
+		case m == 0x01 || m >= 0xD0 && m <= 0xD7:
+			i += 2
+			continue
+		}
+		if i+4 > len(b) {
+			return
+		}
+		size := int(binary.BigEndian.Uint16(b[i+2:]))
+		if size < 2 || i+2+size > len(b) {
+			return
+		}
+		if !visit(i, b[i+1], b[i:i+2+size]) {
+			return
+		}
+		i += 2 + size
+	}
+}
+
+// firstExifOrientation is the orientation a viewer reads from a JPEG: the
+// one in its first Exif segment; 1 when there is none.
+func firstExifOrientation(b []byte) int {
+	o := 1
+	if !bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}) {
+		return o
+	}
+	jpegSegments(b, func(_ int, marker byte, seg []byte) bool {
+		if marker == jpegAPP1 && len(seg) > 10 && string(seg[4:10]) == "Exif\x00\x00" {
+			o = tiffOrientation(seg[10:])
+			return false
+		}
+		return true
+	})
+	return o
+}
