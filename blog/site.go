@@ -502,3 +502,8 @@ func (s *Site) static(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound)
 	}
 }
+
+// DropCache forgets the rendered pages. The server calls it when a burst
+// of visitors is over: a quiet site gains little from them, and a small
+// host wants the memory back (docs/design.md, Memory).
+func (s *Site) DropCache() { s.cache.clear() }

@@ -86,3 +86,11 @@ func (c *pageCache) put(key string, changed time.Time, a *answer) {
 	c.entries[key] = cachedPage{changed: changed, a: a}
 	c.bytes += size
 }
+
+// clear drops every entry.
+func (c *pageCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = map[string]cachedPage{}
+	c.bytes = 0
+}

@@ -63,3 +63,17 @@ func (c *pageCache) len() (entries, bytes int) {
 	defer c.mu.Unlock()
 	return len(c.entries), c.bytes
 }
+
+func TestPageCacheClearForgetsEverything(t *testing.T) {
+	c := newPageCache()
+	t0 := time.Unix(1000, 0)
+	c.put("/", t0, &answer{body: []byte("page")})
+	c.put("/feed.xml", t0, &answer{body: []byte("feed")})
+	c.clear()
+	if n, b := c.len(); n != 0 || b != 0 {
+		t.Fatalf("%d entries, %d bytes after clear", n, b)
+	}
+	if c.get("/", t0) != nil {
+		t.Fatal("a page was served after clear")
+	}
+}

@@ -151,7 +151,10 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	a.site.Routes(a.router)
 
 	memCtx, stopMem := context.WithCancel(context.WithoutCancel(ctx))
-	mem := newMemoryReleaser(func() { db.ReleaseIdle(memCtx) })
+	mem := newMemoryReleaser(func() {
+		a.site.DropCache()
+		db.ReleaseIdle(memCtx)
+	})
 	go mem.run(memCtx)
 	a.closers = append(a.closers, func(context.Context) { stopMem() })
 
