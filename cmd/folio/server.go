@@ -155,8 +155,15 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		a.site.DropCache()
 		db.ReleaseIdle(memCtx)
 	})
-	go mem.run(memCtx)
-	a.closers = append(a.closers, func(context.Context) { stopMem() })
+	memDone := make(chan struct{})
+	go func() {
+		defer close(memDone)
+		mem.run(memCtx)
+	}()
+	a.closers = append(a.closers, func(context.Context) {
+		stopMem()
+		<-memDone // a release under way finishes before the database closes
+	})
 
 	a.handler = httpx.Chain(a.router,
 		mem.Middleware,
