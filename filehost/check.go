@@ -225,11 +225,8 @@ func (s *Service) inspect(ctx context.Context, live sqlstore.Liveness) (Report, 
 	// Order matters with a server running: keys are listed before the
 	// intents and the objects are read, so that a key placed during the
 	// listing is seen either under its intent or under its object row.
-	stored := map[string]int64{}
-	if err := s.store.List(ctx, func(key string, size int64) error {
-		stored[key] = size
-		return nil
-	}); err != nil {
+	stored, err := s.storedKeys(ctx)
+	if err != nil {
 		return r, err
 	}
 	r.StoredKeys = len(stored)

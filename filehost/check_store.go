@@ -109,13 +109,20 @@ func (s *Service) stillOrphan(ctx context.Context, key string) (bool, error) {
 	return !pending, err
 }
 
-// orphanKeys lists the store again and returns its orphans.
-func (s *Service) orphanKeys(ctx context.Context) ([]StoredKey, error) {
+// storedKeys lists the store: every key with its size.
+func (s *Service) storedKeys(ctx context.Context) (map[string]int64, error) {
 	stored := map[string]int64{}
-	if err := s.store.List(ctx, func(key string, size int64) error {
+	err := s.store.List(ctx, func(key string, size int64) error {
 		stored[key] = size
 		return nil
-	}); err != nil {
+	})
+	return stored, err
+}
+
+// orphanKeys lists the store again and returns its orphans.
+func (s *Service) orphanKeys(ctx context.Context) ([]StoredKey, error) {
+	stored, err := s.storedKeys(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return s.orphansOf(ctx, stored)
@@ -175,11 +182,8 @@ func (s *Service) missingIn(ctx context.Context, stored map[string]int64) ([]Mis
 // missingObjects lists the store again and returns the objects missing
 // from it.
 func (s *Service) missingObjects(ctx context.Context) ([]MissingObject, error) {
-	stored := map[string]int64{}
-	if err := s.store.List(ctx, func(key string, size int64) error {
-		stored[key] = size
-		return nil
-	}); err != nil {
+	stored, err := s.storedKeys(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return s.missingIn(ctx, stored)

@@ -53,12 +53,7 @@ func TestThumbnailsFitIn400KeepingAspect(t *testing.T) {
 			}
 		})
 	}
-	thumbs := 0
-	for _, f := range e.storedFiles() {
-		if strings.HasPrefix(f, "thumbs/") {
-			thumbs++
-		}
-	}
+	thumbs := e.storedThumbs()
 	if thumbs != 3 {
 		t.Fatalf("%d cached thumbnails, want 3", thumbs)
 	}
@@ -229,13 +224,19 @@ func TestConcurrentFirstRequestsForAThumbnailAllGetIt(t *testing.T) {
 			t.Fatalf("request %d got %d bytes, request 0 %d: one thumbnail, the same for all", i, len(b), len(bodies[0]))
 		}
 	}
-	thumbs := 0
-	for _, f := range e.storedFiles() {
-		if strings.HasPrefix(f, "thumbs/") {
-			thumbs++
-		}
-	}
+	thumbs := e.storedThumbs()
 	if thumbs != 1 {
 		t.Fatalf("%d thumbnails stored, want 1", thumbs)
 	}
+}
+
+// storedThumbs counts the thumbnails in the store.
+func (e *testEnv) storedThumbs() int {
+	n := 0
+	for _, f := range e.storedFiles() {
+		if strings.HasPrefix(f, "thumbs/") {
+			n++
+		}
+	}
+	return n
 }

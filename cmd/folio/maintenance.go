@@ -49,11 +49,17 @@ func (a *app) startJanitor(ctx context.Context, files *filehost.Service, logger 
 	if _, err := files.JanitorPass(ctx); err != nil {
 		logger.Error("janitor at start-up", "err", err)
 	}
-	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	a.background(ctx, files.RunJanitor)
+}
+
+// background runs run for the app's life: Close cancels its context and
+// waits for it to return before the database closes.
+func (a *app) background(ctx context.Context, run func(context.Context)) {
+	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		files.RunJanitor(jctx)
+		run(bctx)
 	}()
 	a.closers = append(a.closers, func(context.Context) {
 		stop()

@@ -24,7 +24,7 @@ const (
 // host wants them back as soon as the visitors are gone.
 type memoryReleaser struct {
 	requests atomic.Uint64
-	release  func()
+	release  func(context.Context)
 
 	seen uint64 // requests counted at the last observation
 	busy bool   // a burst was seen and nothing has been released since
@@ -32,9 +32,9 @@ type memoryReleaser struct {
 
 // newMemoryReleaser releases with release, then hands the Go heap's free
 // pages back.
-func newMemoryReleaser(release func()) *memoryReleaser {
-	return &memoryReleaser{release: func() {
-		release()
+func newMemoryReleaser(release func(context.Context)) *memoryReleaser {
+	return &memoryReleaser{release: func(ctx context.Context) {
+		release(ctx)
 		debug.FreeOSMemory()
 	}}
 }
@@ -49,7 +49,7 @@ func (m *memoryReleaser) Middleware(next http.Handler) http.Handler {
 
 // observe closes a period: it notes a burst, or releases memory when the
 // period after one was quiet. It reports whether it released.
-func (m *memoryReleaser) observe() bool {
+func (m *memoryReleaser) observe(ctx context.Context) bool {
 	n := m.requests.Load()
 	during := n - m.seen
 	m.seen = n
@@ -58,7 +58,7 @@ func (m *memoryReleaser) observe() bool {
 		m.busy = true
 	case m.busy && during < quietRequests:
 		m.busy = false
-		m.release()
+		m.release(ctx)
 		return true
 	}
 	return false
@@ -73,7 +73,7 @@ func (m *memoryReleaser) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			m.observe()
+			m.observe(ctx)
 		}
 	}
 }

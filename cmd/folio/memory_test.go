@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 func TestMemoryReleaserReleasesOnceWhenABurstEnds(t *testing.T) {
 	tests := []struct {
@@ -17,11 +20,11 @@ func TestMemoryReleaserReleasesOnceWhenABurstEnds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			released := 0
-			m := &memoryReleaser{release: func() { released++ }}
+			m := &memoryReleaser{release: func(context.Context) { released++ }}
 			for i, n := range tt.periods {
 				m.requests.Add(n)
 				before := released
-				if got := m.observe(); got != tt.want[i] || (released > before) != tt.want[i] {
+				if got := m.observe(context.Background()); got != tt.want[i] || (released > before) != tt.want[i] {
 					t.Fatalf("period %d (%d requests): released %v, want %v", i, n, got, tt.want[i])
 				}
 			}

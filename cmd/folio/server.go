@@ -105,18 +105,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	a.startJanitor(ctx, files, logger)
-	// The expiry sweep runs for the app's life; Close stops it before the
-	// database closes.
-	sweepCtx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
-	swept := make(chan struct{})
-	go func() {
-		defer close(swept)
-		files.RunSweeper(sweepCtx)
-	}()
-	a.closers = append(a.closers, func(context.Context) {
-		stopSweep()
-		<-swept
-	})
+	a.background(ctx, files.RunSweeper)
 
 	pages := fs.FS(templates.FS)
 	if cfg.ThemeDir != "" {
@@ -150,20 +139,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
 
-	memCtx, stopMem := context.WithCancel(context.WithoutCancel(ctx))
-	mem := newMemoryReleaser(func() {
+	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()
-		db.ReleaseIdle(memCtx)
+		db.ReleaseIdle(ctx)
 	})
-	memDone := make(chan struct{})
-	go func() {
-		defer close(memDone)
-		mem.run(memCtx)
-	}()
-	a.closers = append(a.closers, func(context.Context) {
-		stopMem()
-		<-memDone // a release under way finishes before the database closes
-	})
+	a.background(ctx, mem.run)
 
 	a.handler = httpx.Chain(a.router,
 		mem.Middleware,
