@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lib/pq"
 	"github.com/mattn/go-sqlite3"
@@ -72,7 +73,8 @@ type DB struct {
 	dialect  Dialect
 	read     *sql.DB
 	write    *sql.DB
-	readIdle int // idle connections the read pool keeps
+	readIdle int    // idle connections the read pool keeps
+	session  string // PostgreSQL: the application_name of this pool's sessions
 }
 
 // Open connects to the database named by driver ("sqlite" or "postgres") and
@@ -138,7 +140,8 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 const pgIdleConns = 8
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	db, err := sql.Open("postgres", withBinaryParameters(dsn))
+	session := sessionName(dsn)
+	db, err := sql.Open("postgres", withApplicationName(withBinaryParameters(dsn), session))
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 	}
@@ -149,7 +152,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: connect to postgres: %w", mapError(err))
 	}
-	return &DB{dialect: Postgres, read: db, write: db, readIdle: pgIdleConns}, nil
+	return &DB{dialect: Postgres, read: db, write: db, readIdle: pgIdleConns, session: session}, nil
 }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the DSN
@@ -173,6 +176,50 @@ func withBinaryParameters(dsn string) string {
 	}
 	return strings.TrimSpace(dsn + " binary_parameters=yes")
 }
+
+// sessionName is the application_name a new pool gives its PostgreSQL
+// sessions: unique to the pool, so that pg_stat_activity tells when every
+// session of a killed process has ended (Instances.Live). It follows the
+// DSN's own application_name, if any, cut so that the whole fits
+// PostgreSQL's 63 bytes.
+func sessionName(dsn string) string {
+	own := "folio-" + strings.ReplaceAll(NewID(), "-", "")[16:]
+	theirs := ""
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		if u, err := url.Parse(dsn); err == nil {
+			theirs = u.Query().Get("application_name")
+		}
+	} else if _, v, ok := strings.Cut(dsn, "application_name="); ok {
+		theirs = strings.Trim(strings.Fields(v + " ")[0], "'")
+	}
+	for len(theirs)+1+len(own) > 63 || !utf8.ValidString(theirs) {
+		theirs = theirs[:len(theirs)-1]
+	}
+	if theirs == "" {
+		return own
+	}
+	return theirs + " " + own
+}
+
+// withApplicationName sets the DSN's application_name to name.
+func withApplicationName(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn // pq reports the bad DSN itself
+		}
+		q := u.Query()
+		q.Set("application_name", name)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	// In key=value form the last of a repeated key wins.
+	return strings.TrimSpace(dsn + " application_name='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "'")
+}
+
+// SessionName is the application_name of the pool's PostgreSQL sessions;
+// empty for SQLite.
+func (db *DB) SessionName() string { return db.session }
 
 // Dialect reports which database this is.
 func (db *DB) Dialect() Dialect { return db.dialect }

@@ -11,3 +11,6 @@ var WithBinaryParameters = withBinaryParameters
 // SetClock replaces the registry's clock, so tests can move past
 // RefreshInterval without sleeping.
 func (r *Registry) SetClock(now func() time.Time) { r.now = now }
+
+// SessionNameOf exposes sessionName to the session name tests.
+var SessionNameOf = sessionName

@@ -28,7 +28,15 @@ type Instance struct {
 	PID         int
 	StartedAt   time.Time
 	HeartbeatAt time.Time
+	DBSession   string // PostgreSQL: the application_name of its sessions
 }
+
+// LateWritesWait bounds how long Live waits for the PostgreSQL sessions of
+// a process found killed to end. Such a session still runs what it had
+// received when its client died (a statement, or a transaction's COMMIT)
+// and ends when it next reads from the closed connection, some tens of
+// milliseconds later; until then the dead process's last writes may land.
+const LateWritesWait = 5 * time.Second
 
 // Instances registers processes and judges their liveness. Its fields are
 // what it is judged by; tests may set them.
@@ -38,12 +46,17 @@ type Instances struct {
 	// the same identity are checked directly. Empty turns the check off.
 	Host string
 	PID  int
-	Now  func() time.Time
+	// Session names this process's PostgreSQL sessions (DB.SessionName).
+	Session string
+	Now     func() time.Time
+	// LateWrites is how long Live waits for a killed process's sessions
+	// to end (LateWritesWait).
+	LateWrites time.Duration
 }
 
 // NewInstances returns the registry of db for this process.
 func NewInstances(db *DB) *Instances {
-	return &Instances{db: db, Host: HostIdentity(), PID: os.Getpid(), Now: time.Now}
+	return &Instances{db: db, Host: HostIdentity(), PID: os.Getpid(), Session: db.SessionName(), Now: time.Now, LateWrites: LateWritesWait}
 }
 
 // HostIdentity names the pid space this process runs in: the kernel's boot
@@ -72,7 +85,7 @@ func HostIdentity() string {
 // Register adds a row for this process under a new random id.
 func (r *Instances) Register(ctx context.Context) (*Instance, error) {
 	now := r.Now()
-	inst := &Instance{ID: NewID(), Host: r.Host, PID: r.PID, StartedAt: now, HeartbeatAt: now}
+	inst := &Instance{ID: NewID(), Host: r.Host, PID: r.PID, StartedAt: now, HeartbeatAt: now, DBSession: r.Session}
 	if err := r.Heartbeat(ctx, inst); err != nil {
 		return nil, err
 	}
@@ -85,9 +98,9 @@ func (r *Instances) Register(ctx context.Context) (*Instance, error) {
 // notices that where it matters (its intents are gone).
 func (r *Instances) Heartbeat(ctx context.Context, inst *Instance) error {
 	inst.HeartbeatAt = r.Now()
-	_, err := r.db.Exec(ctx, `INSERT INTO instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)
+	_, err := r.db.Exec(ctx, `INSERT INTO instances (id, host, pid, started_at, heartbeat_at, db_session) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-		inst.ID, inst.Host, inst.PID, FromTime(inst.StartedAt), FromTime(inst.HeartbeatAt))
+		inst.ID, inst.Host, inst.PID, FromTime(inst.StartedAt), FromTime(inst.HeartbeatAt), inst.DBSession)
 	if err != nil {
 		return fmt.Errorf("sqlstore: instance heartbeat: %w", err)
 	}
@@ -134,7 +147,7 @@ func (l Liveness) Dead() []Instance { return l.dead }
 
 // Live reads every row and judges it.
 func (r *Instances) Live(ctx context.Context) (Liveness, error) {
-	rows, err := r.db.Query(ctx, "SELECT id, host, pid, started_at, heartbeat_at FROM instances")
+	rows, err := r.db.Query(ctx, "SELECT id, host, pid, started_at, heartbeat_at, db_session FROM instances")
 	if err != nil {
 		return Liveness{}, fmt.Errorf("sqlstore: instances: %w", err)
 	}
@@ -144,7 +157,7 @@ func (r *Instances) Live(ctx context.Context) (Liveness, error) {
 	for rows.Next() {
 		var in Instance
 		var started, beat int64
-		if err := rows.Scan(&in.ID, &in.Host, &in.PID, &started, &beat); err != nil {
+		if err := rows.Scan(&in.ID, &in.Host, &in.PID, &started, &beat, &in.DBSession); err != nil {
 			return Liveness{}, fmt.Errorf("sqlstore: instances: %w", err)
 		}
 		in.StartedAt, in.HeartbeatAt = Time(started), Time(beat)
@@ -157,17 +170,58 @@ func (r *Instances) Live(ctx context.Context) (Liveness, error) {
 	if err := rows.Err(); err != nil {
 		return Liveness{}, fmt.Errorf("sqlstore: instances: %w", err)
 	}
+	rows.Close()
+	// A process found killed by its pid is dead only once its last
+	// writes can no longer land: then what it left is all there to settle.
+	// Past the wait it counts as alive until its heartbeat ages out.
+	dead := l.dead[:0]
+	for _, in := range l.dead {
+		if r.killed(in, now) && !r.sessionsEnded(ctx, in.DBSession) {
+			l.alive[in.ID] = true
+			continue
+		}
+		dead = append(dead, in)
+	}
+	l.dead = dead
 	return l, nil
 }
 
 func (r *Instances) alive(in Instance, now time.Time) bool {
-	if now.Sub(in.HeartbeatAt) > DeadAfter {
-		return false
+	return now.Sub(in.HeartbeatAt) <= DeadAfter && !r.killed(in, now)
+}
+
+// killed reports whether a process with a fresh heartbeat is found dead
+// by its pid.
+func (r *Instances) killed(in Instance, now time.Time) bool {
+	return now.Sub(in.HeartbeatAt) <= DeadAfter && r.Host != "" && in.Host == r.Host && !pidRunning(in.PID)
+}
+
+// sessionsEnded waits up to r.LateWrites for the PostgreSQL sessions named
+// session to end, and reports whether they did. Nothing to wait for on
+// SQLite (a dead process's transaction is committed or it is not) or
+// without a name; a failed check counts as not ended.
+func (r *Instances) sessionsEnded(ctx context.Context, session string) bool {
+	if r.db.Dialect() != Postgres || session == "" {
+		return true
 	}
-	if r.Host != "" && in.Host == r.Host && !pidRunning(in.PID) {
-		return false
+	deadline := time.Now().Add(r.LateWrites)
+	for {
+		var n int
+		if err := r.db.QueryRow(ctx, "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1", session).Scan(&n); err != nil {
+			return false
+		}
+		if n == 0 {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	return true
 }
 
 // Forget deletes the row of an instance judged dead, unless it beat again

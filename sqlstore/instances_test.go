@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	execpkg "os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"folio/sqlstore"
+	"folio/sqlstore/sqlstoretest"
 )
 
 // exitedPID returns the pid of a process that has run and been reaped.
@@ -29,7 +31,8 @@ func TestInstanceLivenessRules(t *testing.T) {
 	clock := func() time.Time { return now }
 	registry := func(host string, pid int) *sqlstore.Instances {
 		r := sqlstore.NewInstances(db)
-		r.Host, r.PID, r.Now = host, pid, clock
+		// Each stands for another process: without sessions of its own.
+		r.Host, r.PID, r.Now, r.Session = host, pid, clock, ""
 		return r
 	}
 	judge := registry("host-a", 1) // the process asking
@@ -158,7 +161,7 @@ func TestAKilledButUnreapedProcessIsDead(t *testing.T) {
 		}
 	}()
 	r := sqlstore.NewInstances(db)
-	r.PID = child.Process.Pid
+	r.PID, r.Session = child.Process.Pid, "" // the child has no sessions
 	in, err := r.Register(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -193,5 +196,60 @@ func TestAKilledButUnreapedProcessIsDead(t *testing.T) {
 	reaped = true
 	if alive() {
 		t.Error("a reaped child is judged alive")
+	}
+}
+
+// A process killed on PostgreSQL may still have sessions finishing what it
+// sent last; it is dead only once they have ended
+// (docs/filehost.md#crash-consistency).
+func TestAKilledProcessIsDeadOnlyOnceItsSessionsEnd(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	if cfg.Driver != "postgres" {
+		t.Skip("SQLite: a dead process's transaction is committed or it is not")
+	}
+	ctx := context.Background()
+	db := cfg.Open(t)
+	other := cfg.Open(t) // the killed process's pool, with its own session name
+	if other.SessionName() == "" || other.SessionName() == db.SessionName() {
+		t.Fatalf("session names %q and %q, want two different ones", db.SessionName(), other.SessionName())
+	}
+	killed := sqlstore.NewInstances(other)
+	killed.PID = exitedPID(t)
+	in, err := killed.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge := sqlstore.NewInstances(db)
+	judge.LateWrites = 50 * time.Millisecond
+	l, err := judge.Live(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Alive(in.ID) {
+		t.Fatal("judged dead while its sessions were still open")
+	}
+	other.Close()
+	judge.LateWrites = time.Minute // waits for the sessions to go, not longer
+	l, err = judge.Live(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Alive(in.ID) || len(l.Dead()) != 1 || l.Dead()[0].DBSession != other.SessionName() {
+		t.Fatalf("after its sessions ended: alive %v, dead %+v", l.Alive(in.ID), l.Dead())
+	}
+}
+
+func TestSessionNamesAreUniqueAndKeepTheOperatorsName(t *testing.T) {
+	tests := []struct{ dsn, prefix string }{
+		{"postgres://u@h/db", "folio-"},
+		{"postgres://u@h/db?application_name=shop", "shop folio-"},
+		{"dbname=folio application_name=shop sslmode=disable", "shop folio-"},
+		{"postgres://u@h/db?application_name=" + strings.Repeat("x", 80), strings.Repeat("x", 40) + " folio-"},
+	}
+	for _, tt := range tests {
+		a, b := sqlstore.SessionNameOf(tt.dsn), sqlstore.SessionNameOf(tt.dsn)
+		if !strings.HasPrefix(a, tt.prefix) || a == b || len(a) > 63 {
+			t.Errorf("session names of %q: %q and %q, want two different ones starting %q, at most 63 bytes", tt.dsn, a, b, tt.prefix)
+		}
 	}
 }

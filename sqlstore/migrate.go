@@ -121,6 +121,11 @@ func coreMigrations() []Migration {
 			heartbeat_at BIGINT NOT NULL
 		)`,
 		)},
+		// The name of a process's PostgreSQL sessions, to tell when they
+		// have all ended (docs/filehost.md#crash-consistency).
+		{Name: "instances_db_session", Up: Statements(
+			`ALTER TABLE instances ADD COLUMN db_session TEXT NOT NULL DEFAULT ''`,
+		)},
 	}
 }
 

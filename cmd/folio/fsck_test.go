@@ -143,7 +143,9 @@ func TestRestartAfterACrashCleansUpBeforeServing(t *testing.T) {
 	if err := child.Run(); err != nil {
 		t.Skip(err)
 	}
-	killed := sqlstore.NewInstances(db)
+	// Its own database pool, with sessions of its own that end with it.
+	pool := s.db.Open(t)
+	killed := sqlstore.NewInstances(pool)
 	killed.PID = child.Process.Pid
 	if killed.Host == "" {
 		killed.Now = func() time.Time { return time.Now().Add(-time.Hour) } // no pid check here: an old heartbeat
@@ -152,6 +154,7 @@ func TestRestartAfterACrashCleansUpBeforeServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pool.Close()
 	placed := filepath.Join(s.storage, "2026", "11", "half.png")
 	if err := os.MkdirAll(filepath.Dir(placed), 0o750); err != nil {
 		t.Fatal(err)
