@@ -48,6 +48,11 @@ type Blog struct {
 	commentLimit *httpx.RateLimiter
 	now          func() time.Time
 	count        publicCount // cached total of the public post list
+
+	// Change counters shared with the other processes
+	// (docs/design.md#caches-across-processes).
+	siteChanges     sqlstore.Counter
+	settingsChanges sqlstore.Counter
 }
 
 // Per-IP limits of the blog (docs/api.md#limits).
@@ -81,6 +86,8 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
 		now:          d.Now,
 	}
+	b.siteChanges = d.DB.Changes().Counter(siteCounter)
+	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
 	return b, nil
 }

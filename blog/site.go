@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -22,6 +23,7 @@ type Site struct {
 	started time.Time // the site may look different after a restart (theme, file settings)
 	cache   *pageCache
 	changed changedChecks
+	state   atomic.Pointer[siteState] // the last one checked
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built

@@ -15,15 +15,15 @@ const (
 )
 
 // settledAfter is how old the site's last change must be before a page
-// rendered now may be cached or dated: another process's settings change
-// reaches this one's settings store only within sqlstore.RefreshInterval,
-// and HTTP dates have whole seconds.
+// may be dated (HTTP dates have whole seconds) and, where the change
+// counters do not see every process, cached (another process's settings
+// change reaches this one's settings only within sqlstore.RefreshInterval).
 const settledAfter = 2 * time.Second
 
-// pageCache keeps rendered classic pages for the site's current change
-// time. Every change that could alter a page moves that time on (see
-// siteChangedAt), so an entry made for an older time is never served:
-// there is nothing to invalidate, across processes too.
+// pageCache keeps rendered classic pages for the site's current state.
+// Every change that could alter a page moves the state on (a counter, the
+// change time: see siteState), so an entry made for an older state is
+// never served: there is nothing to invalidate, across processes too.
 type pageCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedPage
@@ -31,28 +31,28 @@ type pageCache struct {
 }
 
 type cachedPage struct {
-	changed time.Time
-	a       *answer
+	tag stateTag
+	a   *answer
 }
 
 func newPageCache() *pageCache {
 	return &pageCache{entries: map[string]cachedPage{}}
 }
 
-// get returns the page cached under key for the change time changed.
-func (c *pageCache) get(key string, changed time.Time) *answer {
+// get returns the page cached under key for the state tag.
+func (c *pageCache) get(key string, tag stateTag) *answer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
-	if !ok || !e.changed.Equal(changed) {
+	if !ok || !e.tag.equal(tag) {
 		return nil
 	}
 	return e.a
 }
 
 // put caches a for key; pages larger than an eighth of the budget are not
-// kept. When full, entries of older change times go first, then any.
-func (c *pageCache) put(key string, changed time.Time, a *answer) {
+// kept. When full, entries of older states go first, then any.
+func (c *pageCache) put(key string, tag stateTag, a *answer) {
 	size := len(key) + len(a.body)
 	if size > pageCacheBytes/8 {
 		return
@@ -70,7 +70,7 @@ func (c *pageCache) put(key string, changed time.Time, a *answer) {
 	}
 	if len(c.entries) >= pageCacheEntries || c.bytes+size > pageCacheBytes {
 		for k, e := range c.entries {
-			if !e.changed.Equal(changed) {
+			if !e.tag.equal(tag) {
 				c.bytes -= len(k) + len(e.a.body)
 				delete(c.entries, k)
 			}
@@ -83,7 +83,7 @@ func (c *pageCache) put(key string, changed time.Time, a *answer) {
 		c.bytes -= len(k) + len(e.a.body)
 		delete(c.entries, k)
 	}
-	c.entries[key] = cachedPage{changed: changed, a: a}
+	c.entries[key] = cachedPage{tag: tag, a: a}
 	c.bytes += size
 }
 
@@ -93,4 +93,8 @@ func (c *pageCache) clear() {
 	defer c.mu.Unlock()
 	c.entries = map[string]cachedPage{}
 	c.bytes = 0
+}
+
+func (t stateTag) equal(u stateTag) bool {
+	return t.changed.Equal(u.changed) && t.site == u.site && t.settings == u.settings
 }

@@ -9,7 +9,7 @@ import (
 
 func TestPageCacheIsBounded(t *testing.T) {
 	c := newPageCache()
-	t0 := time.Unix(1000, 0)
+	t0 := stateTag{changed: time.Unix(1000, 0)}
 	big := &answer{body: bytes.Repeat([]byte("x"), pageCacheBytes/16)}
 	for i := 0; i < 3*pageCacheEntries; i++ {
 		a := &answer{body: []byte("small")}
@@ -29,7 +29,7 @@ func TestPageCacheIsBounded(t *testing.T) {
 
 func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
 	c := newPageCache()
-	t0, t1 := time.Unix(1000, 0), time.Unix(2000, 0)
+	t0, t1 := stateTag{changed: time.Unix(1000, 0)}, stateTag{changed: time.Unix(2000, 0)}
 	a := &answer{body: []byte("page")}
 	c.put("/", t0, a)
 	if got := c.get("/", t0); got == nil || string(got.body) != "page" {
@@ -47,7 +47,7 @@ func TestPageCacheServesOnlyItsChangeTime(t *testing.T) {
 
 func TestPageCacheKeepsOnlyTheBodyBytes(t *testing.T) {
 	c := newPageCache()
-	t0 := time.Unix(1000, 0)
+	t0 := stateTag{changed: time.Unix(1000, 0)}
 	body := make([]byte, 4, 64<<10) // as rendered into a grown buffer
 	copy(body, "page")
 	c.put("/", t0, &answer{body: body})
@@ -66,7 +66,7 @@ func (c *pageCache) len() (entries, bytes int) {
 
 func TestPageCacheClearForgetsEverything(t *testing.T) {
 	c := newPageCache()
-	t0 := time.Unix(1000, 0)
+	t0 := stateTag{changed: time.Unix(1000, 0)}
 	c.put("/", t0, &answer{body: []byte("page")})
 	c.put("/feed.xml", t0, &answer{body: []byte("feed")})
 	c.clear()

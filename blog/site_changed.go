@@ -16,34 +16,112 @@ import (
 // the database so that every process sharing it sees the same time.
 const siteChangedKey = "blog.site_changed"
 
-// markSiteChanged records that the site's content changed now. A failure
-// only costs conditional requests their 304 until the next change, so it
-// is logged, not returned.
+// siteCounter names the change counter bumped with siteChangedKey, so that
+// every process sees a change of the site without a query
+// (docs/design.md#caches-across-processes).
+const siteCounter = "blog.site"
+
+// markSiteChanged records that the site's content changed now: the time in
+// the database (for Last-Modified) and a bump of the site counter (for
+// every process's page cache). A failure to write the time only costs
+// conditional requests their 304 until the next change, so it is logged,
+// not returned; the bump cannot fail.
 func (b *Blog) markSiteChanged(ctx context.Context) {
 	_, err := b.db.Exec(context.WithoutCancel(ctx), `INSERT INTO meta (key, value) VALUES ($1, $2)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 		siteChangedKey, strconv.FormatInt(sqlstore.FromTime(b.now()), 10))
+	b.siteChanges.Bump()
 	if err != nil {
 		b.logger.Error("blog: mark the site changed", "err", err)
 	}
 }
 
-// siteChangedAt is when the classic site last changed as of now: the
-// newest of the last administrator change, the newest publication time
+// siteState is what the classic site looks like as of a check: when it last
+// changed, until when that holds without any write, and the change counters
+// read before the check. Two checks with equal tags saw the same site.
+type siteState struct {
+	tag   stateTag
+	until time.Time // zero: until the next write
+}
+
+type stateTag struct {
+	changed        time.Time
+	site, settings uint64
+}
+
+// valid reports whether st still describes the site at now, judged by the
+// counters alone.
+func (s *Site) valid(st *siteState, now time.Time) bool {
+	return st != nil && st.tag.site == s.b.siteChanges.Load() && st.tag.settings == s.b.settingsChanges.Load() &&
+		(st.until.IsZero() || now.Before(st.until))
+}
+
+// siteState returns the site's state as of now. Where the change counters
+// see every process, a state checked earlier holds while the counters have
+// not moved and no scheduled post nor a new year has come: no query. Else
+// it asks the database, sharing the query with concurrent requests.
+func (s *Site) siteState(ctx context.Context) (*siteState, bool, error) {
+	local := s.b.db.Changes().Local()
+	if local {
+		if st := s.state.Load(); s.valid(st, s.b.now()) {
+			return st, true, nil
+		}
+	}
+	st, err := s.changed.do(func() (*siteState, error) {
+		// The answer is shared with other requests: one client going
+		// away must not fail it for them.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		st, err := s.checkState(ctx)
+		if err == nil {
+			s.state.Store(st)
+		}
+		return st, err
+	})
+	return st, local, err
+}
+
+// checkState reads the site's state. The counters are read first: a write
+// announced during the query makes the state invalid at once.
+func (s *Site) checkState(ctx context.Context) (*siteState, error) {
+	tag := stateTag{site: s.b.siteChanges.Load(), settings: s.b.settingsChanges.Load()}
+	now := s.b.now()
+	// The copyright line shows the year, so a new year is a change too.
+	year := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, now.Location())
+	since := year
+	if s.started.After(since) {
+		since = s.started
+	}
+	changed, next, err := s.b.siteChangedAt(ctx, now, since)
+	if err != nil {
+		return nil, err
+	}
+	tag.changed = changed
+	st := &siteState{tag: tag, until: year.AddDate(1, 0, 0)}
+	if !next.IsZero() && next.Before(st.until) {
+		st.until = next
+	}
+	return st, nil
+}
+
+// siteChangedAt is when the classic site last changed as of now, and when
+// it changes next without a write (zero: not known to). The last change is
+// the newest of the last administrator change, the newest publication time
 // that has passed (a scheduled post appears without any write), and since,
 // the start of this process (templates and file settings change only with
-// a restart). Every page and feed shares it: each also shows the
-// navigation and the settings.
-func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time) (time.Time, error) {
+// a restart). The next one is the first scheduled publication. Every page
+// and feed shares them: each also shows the navigation and the settings.
+func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time) (last, next time.Time, err error) {
 	var stamp sql.NullString
-	var published sql.NullInt64
-	err := b.db.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = $1),
-		(SELECT MAX(p.published_at) FROM posts p WHERE `+publicCond+`$2)`,
-		siteChangedKey, sqlstore.FromTime(now)).Scan(&stamp, &published)
+	var published, scheduled sql.NullInt64
+	err = b.db.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = $1),
+		(SELECT MAX(p.published_at) FROM posts p WHERE `+publicCond+`$2),
+		(SELECT MIN(p.published_at) FROM posts p WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $2)`,
+		siteChangedKey, sqlstore.FromTime(now)).Scan(&stamp, &published, &scheduled)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, time.Time{}, err
 	}
-	last := since
+	last = since
 	if us, err := strconv.ParseInt(stamp.String, 10, 64); err == nil {
 		if t := sqlstore.Time(us); t.After(last) {
 			last = t
@@ -54,16 +132,20 @@ func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time
 			last = t
 		}
 	}
-	return last, nil
+	if scheduled.Valid {
+		next = sqlstore.Time(scheduled.Int64)
+	}
+	return last, next, nil
 }
 
-// changedChecks shares siteChangedAt's query between the requests that
-// wait for it at the same time, so that under load a cached page costs a
+// changedChecks shares checkState's query between the requests that wait
+// for it at the same time, so that under load a cached page costs a
 // fraction of a query instead of one each, without ever answering from a
 // result older than the request: a request only takes the result of a
 // query that started after it arrived. At most one query runs at a time;
 // the requests that arrive meanwhile wait for the next one, which one of
-// them runs when the current one ends.
+// them runs when the current one ends. Where the change counters see every
+// process, only the first request after a change gets here.
 type changedChecks struct {
 	mu      sync.Mutex
 	running *changedCall // started
@@ -73,7 +155,7 @@ type changedChecks struct {
 type changedCall struct {
 	start chan struct{} // holds one token: the waiter that takes it runs the query
 	done  chan struct{}
-	at    time.Time
+	st    *siteState
 	err   error
 }
 
@@ -85,14 +167,14 @@ func newChangedCall() *changedCall {
 // called, running check itself when no other call is due to start.
 // Waiting does not end with the request's context: the wait is one query
 // long at most, and a queued call must keep a waiter to run it.
-func (c *changedChecks) do(check func() (time.Time, error)) (time.Time, error) {
+func (c *changedChecks) do(check func() (*siteState, error)) (*siteState, error) {
 	c.mu.Lock()
 	if c.running == nil {
 		call := newChangedCall()
 		c.running = call
 		c.mu.Unlock()
 		c.run(call, check)
-		return call.at, call.err
+		return call.st, call.err
 	}
 	call := c.queued
 	if call == nil {
@@ -105,12 +187,12 @@ func (c *changedChecks) do(check func() (time.Time, error)) (time.Time, error) {
 		c.run(call, check)
 	case <-call.done:
 	}
-	return call.at, call.err
+	return call.st, call.err
 }
 
 // run runs call, then hands the queued call, if any, to one of its waiters.
-func (c *changedChecks) run(call *changedCall, check func() (time.Time, error)) {
-	call.at, call.err = check()
+func (c *changedChecks) run(call *changedCall, check func() (*siteState, error)) {
+	call.st, call.err = check()
 	close(call.done)
 	c.mu.Lock()
 	next := c.queued

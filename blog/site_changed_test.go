@@ -16,13 +16,13 @@ func TestChangedChecksShareAQueryStartedAfterEachRequest(t *testing.T) {
 		var c changedChecks
 		var started atomic.Int64
 		gates := []chan struct{}{make(chan struct{}), make(chan struct{})}
-		check := func() (time.Time, error) {
+		check := func() (*siteState, error) {
 			k := started.Add(1)
 			<-gates[k-1]
-			return time.Unix(k, 0), nil
+			return &siteState{tag: stateTag{changed: time.Unix(k, 0)}}, nil
 		}
 
-		first := make(chan time.Time)
+		first := make(chan *siteState)
 		go func() {
 			at, _ := c.do(check)
 			first <- at
@@ -30,7 +30,7 @@ func TestChangedChecksShareAQueryStartedAfterEachRequest(t *testing.T) {
 		synctest.Wait() // the first check is running, held at its gate
 
 		const waiters = 20
-		results := make([]time.Time, waiters)
+		results := make([]*siteState, waiters)
 		var wg sync.WaitGroup
 		for i := range waiters {
 			wg.Add(1)
@@ -45,8 +45,8 @@ func TestChangedChecksShareAQueryStartedAfterEachRequest(t *testing.T) {
 		}
 
 		close(gates[0])
-		if at := <-first; at.Unix() != 1 {
-			t.Fatalf("first request got check %d", at.Unix())
+		if at := <-first; at.tag.changed.Unix() != 1 {
+			t.Fatalf("first request got check %d", at.tag.changed.Unix())
 		}
 		synctest.Wait()
 		if n := started.Load(); n != 2 {
@@ -55,15 +55,15 @@ func TestChangedChecksShareAQueryStartedAfterEachRequest(t *testing.T) {
 		close(gates[1])
 		wg.Wait()
 		for i, at := range results {
-			if at.Unix() != 2 {
-				t.Errorf("request %d got check %d, want the one started after it arrived (2)", i, at.Unix())
+			if at.tag.changed.Unix() != 2 {
+				t.Errorf("request %d got check %d, want the one started after it arrived (2)", i, at.tag.changed.Unix())
 			}
 		}
 		// Idle again: the next request runs its own check at once.
 		gates = append(gates, make(chan struct{}))
 		close(gates[2])
-		if at, _ := c.do(check); at.Unix() != 3 {
-			t.Errorf("a request on an idle site got check %d, want a new one (3)", at.Unix())
+		if at, _ := c.do(check); at.tag.changed.Unix() != 3 {
+			t.Errorf("a request on an idle site got check %d, want a new one (3)", at.tag.changed.Unix())
 		}
 	})
 }

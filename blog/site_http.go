@@ -1,7 +1,6 @@
 package blog
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -34,28 +33,31 @@ func (s *Site) handle(h siteHandler) http.Handler {
 			httpx.BlogAPI.Error(w, r, httpx.NotFound())
 			return
 		}
-		// GET and HEAD pages are dated by the site's last change and, once
-		// it has settled, cached for it. Without the time a page is still
-		// served, just neither dated nor cached.
+		// GET and HEAD pages are cached for the site's state, and dated
+		// by its last change once that has settled. Without the state a
+		// page is still served, just neither dated nor cached.
 		var changed time.Time
 		var key string
+		var tag stateTag
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			c, err := s.changed.do(func() (time.Time, error) {
-				// The answer is shared with other requests: one
-				// client going away must not fail it for them.
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
-				defer cancel()
-				return s.changedAt(ctx)
-			})
-			now := s.b.now()
+			st, local, err := s.siteState(r.Context())
 			if err != nil {
 				s.b.logger.Error("blog: site changed time", "err", err)
-			} else if now.Sub(c) >= settledAfter {
-				changed = c
-				key = httpx.BaseURL(r) + r.URL.RequestURI()
-				if a := s.cache.get(key, changed); a != nil {
-					s.write(w, r, a, changed)
-					return
+			} else {
+				settled := s.b.now().Sub(st.tag.changed) >= settledAfter
+				if settled {
+					changed = st.tag.changed
+				}
+				// Without counters that see every process, a page is
+				// cached only once the settings other processes may
+				// have changed have reached this one.
+				if settled || local {
+					tag = st.tag
+					key = httpx.BaseURL(r) + r.URL.RequestURI()
+					if a := s.cache.get(key, tag); a != nil {
+						s.write(w, r, a, changed)
+						return
+					}
 				}
 			}
 		}
@@ -72,21 +74,10 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		if a.status != 0 {
 			changed = time.Time{}
 		} else if key != "" {
-			s.cache.put(key, changed, a)
+			s.cache.put(key, tag, a)
 		}
 		s.write(w, r, a, changed)
 	})
-}
-
-// changedAt is when the site last changed as of now. The copyright line
-// shows the year, so a new year is a change too.
-func (s *Site) changedAt(ctx context.Context) (time.Time, error) {
-	now := s.b.now()
-	since := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, now.Location())
-	if s.started.After(since) {
-		since = s.started
-	}
-	return s.b.siteChangedAt(ctx, now, since)
 }
 
 // classic reports whether the site is on: render.render_mode is read per

@@ -51,11 +51,15 @@ type Service struct {
 	store    storage.Store
 	log      *slog.Logger
 	now      func() time.Time
-	links    *linkCache // short-link targets, to serve without a database read
-	thumbs   *thumbMaker
-	console  *auth.Console
-	public   *templates.Public
-	siteName func(context.Context) string
+	links    *linkCache // short-link targets and small files' bytes
+	changes  *sqlstore.Changes
+	// filesChanged is bumped after every commit that deletes or renames
+	// file records (docs/design.md#caches-across-processes).
+	filesChanged sqlstore.Counter
+	thumbs       *thumbMaker
+	console      *auth.Console
+	public       *templates.Public
+	siteName     func(context.Context) string
 	// instance and instances: see Deps (docs/filehost.md#crash-consistency).
 	instance  string
 	instances *sqlstore.Instances
@@ -105,6 +109,8 @@ func newService(d Deps) *Service {
 	return &Service{
 		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
+		changes:       d.DB.Changes(),
+		filesChanged:  d.DB.Changes().Counter(filesCounter),
 		thumbs:        newThumbMaker(pixelBudget),
 		console:       d.Console,
 		public:        d.Public,

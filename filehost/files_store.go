@@ -104,12 +104,9 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 		return sqlstore.ErrNotFound
 	}
 	if body.OriginName != nil {
-		// Downloads are named after the oldest record: this process asks
-		// again (docs/filehost.md#short-links says what other processes do).
-		var h string
-		if err := s.db.QueryRow(ctx, "SELECT o.hash"+fileFrom+" WHERE f.id = $1", id).Scan(&h); err == nil {
-			s.links.forget(h)
-		}
+		// Downloads are named after the oldest record: every process asks
+		// again (docs/design.md#caches-across-processes).
+		s.filesChanged.Bump()
 	}
 	return nil
 }
@@ -267,6 +264,9 @@ func (s *Service) releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID
 // exist in the database, then the intents that recorded it. Failures are
 // logged and their intents kept: the janitor tries again.
 func (s *Service) purgeContent(ctx context.Context, ps []*purge) {
+	// The records are gone: every process's short-link caches forget
+	// them before this answer leaves.
+	s.filesChanged.Bump()
 	var done []string
 	for _, p := range ps {
 		if p == nil {

@@ -40,7 +40,7 @@ func TestRememberedShortLinksFollowDeletionAndReupload(t *testing.T) {
 			u := mustUpload(t, other, "a.png", content)
 			e.c.Do("GET", u.path(), nil).Expect(200)
 			e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
-			if _, ok := e.svc.links.get(u.hash()); !ok {
+			if _, ok := e.svc.links.get(u.hash(), e.svc.filesChanged.Load()); !ok {
 				t.Fatal("a served short link was not remembered")
 			}
 
@@ -68,23 +68,69 @@ func TestRememberedShortLinksFollowDeletionAndReupload(t *testing.T) {
 func TestLinkCacheIsBounded(t *testing.T) {
 	c := newLinkCache()
 	for i := 0; i < 3*linkCacheSize; i++ {
-		c.put(itoa(i), linkTarget{key: "k"})
+		c.put(itoa(i), linkTarget{key: "k"}, 0)
 		if n := c.len(); n > linkCacheSize {
 			t.Fatalf("%d entries after %d puts, want at most %d", n, i+1, linkCacheSize)
 		}
 	}
-	c.put("x", linkTarget{key: "x"})
-	if got, ok := c.get("x"); !ok || got.key != "x" {
+	c.put("x", linkTarget{key: "x"}, 0)
+	if got, ok := c.get("x", 0); !ok || got.key != "x" {
 		t.Fatalf("get after put = %+v, %v", got, ok)
 	}
 	c.forget("x")
-	if _, ok := c.get("x"); ok {
+	if _, ok := c.get("x", 0); ok {
 		t.Fatal("forget kept the entry")
+	}
+
+	for i := range 3 * contentCacheBytes / contentCacheMax {
+		c.keep(itoa(i), make([]byte, contentCacheMax), 0)
+		if c.bytes > contentCacheBytes {
+			t.Fatalf("%d bytes kept after %d files, want at most %d", c.bytes, i+1, contentCacheBytes)
+		}
+	}
+	c.keep("big", make([]byte, contentCacheMax+1), 0)
+	if _, ok := c.bytesOf("big", 0); ok {
+		t.Fatal("a file over contentCacheMax was kept")
+	}
+	c.dropContent()
+	if c.bytes != 0 || len(c.content) != 0 {
+		t.Fatalf("after dropContent: %d bytes in %d entries", c.bytes, len(c.content))
+	}
+}
+
+// The cache holds for one value of the files counter: a newer value empties
+// it, and what was read under an older one is not kept.
+func TestLinkCacheHoldsForOneCounterValue(t *testing.T) {
+	c := newLinkCache()
+	c.put("h", linkTarget{key: "k"}, 5)
+	c.keep("k", []byte("bytes"), 5)
+	if _, ok := c.get("h", 5); !ok {
+		t.Fatal("miss under the value it was put with")
+	}
+	if _, ok := c.bytesOf("k", 6); ok {
+		t.Fatal("bytes served under a newer counter value")
+	}
+	if _, ok := c.get("h", 6); ok {
+		t.Fatal("target served under a newer counter value")
+	}
+	// Read before the change, kept after it: dropped.
+	c.put("h", linkTarget{key: "k"}, 5)
+	c.keep("k", []byte("bytes"), 5)
+	if _, ok := c.get("h", 6); ok {
+		t.Fatal("a target read under an older counter value was kept")
+	}
+	if _, ok := c.bytesOf("k", 6); ok {
+		t.Fatal("bytes read under an older counter value were kept")
+	}
+	// A request that loaded the counter before the change still sees
+	// nothing stale: the cache moved on.
+	if _, ok := c.get("h", 5); ok {
+		t.Fatal("an older counter value reads the newer cache")
 	}
 }
 
 func (c *linkCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.m)
+	return len(c.targets)
 }

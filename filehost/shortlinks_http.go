@@ -1,15 +1,19 @@
 package filehost
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"folio/httpx"
+	"folio/storage"
 )
 
 // shortLink serves /{prefix}/{hash}: i, v and a only for their file type,
@@ -21,9 +25,10 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			s.notFound(w, r)
 			return
 		}
+		v, local := s.fileChanges()
 		// A second round only when a remembered target's bytes are gone.
 		for _, fresh := range []bool{false, true} {
-			t, ok, err := s.targetByHash(r.Context(), h, fresh)
+			t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 			if err != nil {
 				s.serverError(w, r, err)
 				return
@@ -31,7 +36,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			if !ok || (prefix != "f" && linkPrefix(t.fileType) != prefix) {
 				break
 			}
-			f, err := s.store.Open(r.Context(), t.key)
+			body, f, err := s.openContent(r.Context(), t.key, v, local)
 			if errors.Is(err, fs.ErrNotExist) && t.cached {
 				continue
 			}
@@ -42,12 +47,16 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				s.serverError(w, r, err)
 				return
 			}
-			defer f.Close()
 			disposition := "inline"
 			if prefix == "f" {
 				disposition = "attachment"
 			}
 			w.Header().Set("Content-Disposition", contentDisposition(disposition, t.name))
+			if f == nil {
+				serveBytes(w, r, body, t.mimetype, `"`+t.md5+`"`, t.createdAt)
+				return
+			}
+			defer f.Close()
 			serveContent(w, r, f, t.mimetype, `"`+t.md5+`"`, t.createdAt)
 			return
 		}
@@ -55,12 +64,52 @@ func (s *Service) shortLink(prefix string) http.Handler {
 	})
 }
 
-// serveContent sends stored content with validators and ranges through
-// http.ServeContent (sendfile for the local store). Anything that is not a
-// plain raster image, video or audio is sandboxed, so content uploaded by
-// anyone can never run script in the site's origin.
-func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimetype, etag string, modified time.Time) {
-	h := w.Header()
+// openContent returns the stored content under key: as bytes when they are
+// kept, or small enough to keep, and the counters see every process (so
+// that a deletion anywhere empties the cache); else the open object, for
+// sendfile. v is the files counter's value, loaded before the target was
+// resolved.
+func (s *Service) openContent(ctx context.Context, key string, v uint64, local bool) ([]byte, storage.Object, error) {
+	if local {
+		if b, ok := s.links.bytesOf(key, v); ok {
+			return b, nil, nil
+		}
+	}
+	f, err := s.store.Open(ctx, key)
+	if err != nil || !local {
+		return nil, f, err
+	}
+	b, ok, err := readSmall(f)
+	if err != nil || !ok {
+		return nil, f, err
+	}
+	s.links.keep(key, b, v)
+	return b, nil, nil
+}
+
+// readSmall reads f whole, and closes it, when it is small enough to keep;
+// else it leaves f open at its start.
+func readSmall(f storage.Object) ([]byte, bool, error) {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	if st.Size() > contentCacheMax {
+		return nil, false, nil
+	}
+	defer f.Close()
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
+}
+
+// contentHeaders sets the headers of served content. Anything that is not
+// a plain raster image, video or audio is sandboxed, so content uploaded
+// by anyone can never run script in the site's origin.
+func contentHeaders(h http.Header, mimetype, etag string) {
 	h.Set("Content-Type", mimetype)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("ETag", etag)
@@ -70,7 +119,56 @@ func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimet
 	if !inlineSafe(mimetype) {
 		h.Set("Content-Security-Policy", "sandbox")
 	}
+}
+
+// serveContent sends stored content with validators and ranges through
+// http.ServeContent (sendfile for the local store).
+func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimetype, etag string, modified time.Time) {
+	contentHeaders(w.Header(), mimetype, etag)
 	http.ServeContent(w, r, "", modified, f)
+}
+
+// serveBytes sends content held in memory. A plain GET or HEAD, with or
+// without If-None-Match, is answered here, the body in one Write (the
+// headers share the first packet); ranges and the other conditions, rare
+// from browsers and image clients, go through http.ServeContent, which
+// answers them as it does for files.
+func serveBytes(w http.ResponseWriter, r *http.Request, b []byte, mimetype, etag string, modified time.Time) {
+	for _, k := range [...]string{"Range", "If-Range", "If-Match", "If-Unmodified-Since", "If-Modified-Since"} {
+		if r.Header.Get(k) != "" {
+			serveContent(w, r, bytes.NewReader(b), mimetype, etag, modified)
+			return
+		}
+	}
+	h := w.Header()
+	contentHeaders(h, mimetype, etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagListed(inm, etag) {
+		h.Del("Content-Type") // as http.ServeContent's 304
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if !modified.IsZero() && !modified.Equal(time.Unix(0, 0)) {
+		h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+}
+
+// etagListed reports whether an If-None-Match list names etag, by weak
+// comparison (RFC 9110 13.1.2).
+func etagListed(list, etag string) bool {
+	etag = strings.TrimPrefix(etag, "W/")
+	for t := range strings.SplitSeq(list, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Service) serverError(w http.ResponseWriter, r *http.Request, err error) {

@@ -10,12 +10,13 @@ import (
 
 // targetByHash resolves a normalized short-link hash; ok is false for an
 // unknown one, or one whose records have all expired. Unless fresh, a
-// remembered target may answer until its records expire.
-func (s *Service) targetByHash(ctx context.Context, h string, fresh bool) (linkTarget, bool, error) {
+// remembered target may answer until its records expire; v is the files
+// counter's value, loaded before.
+func (s *Service) targetByHash(ctx context.Context, h string, fresh bool, v uint64) (linkTarget, bool, error) {
 	now := sqlstore.FromTime(s.now())
 	if fresh {
 		s.links.forget(h)
-	} else if t, ok := s.links.get(h); ok && !t.expired(now) {
+	} else if t, ok := s.links.get(h, v); ok && !t.expired(now) {
 		t.cached = true
 		return t, true, nil
 	}
@@ -42,6 +43,6 @@ func (s *Service) targetByHash(ctx context.Context, h string, fresh bool) (linkT
 	if until != math.MaxInt64 {
 		t.liveUntil = until
 	}
-	s.links.put(h, t)
+	s.links.put(h, t, v)
 	return t, true, nil
 }

@@ -12,9 +12,10 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
+	v, local := s.fileChanges()
 	// A second round only when a remembered target's bytes are gone.
 	for _, fresh := range []bool{false, true} {
-		t, ok, err := s.targetByHash(r.Context(), h, fresh)
+		t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 		if err != nil {
 			s.serverError(w, r, err)
 			return
@@ -22,7 +23,16 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		if !ok || !thumbnailable(t.mimetype) {
 			break
 		}
-		f, ctype, err := s.openThumb(r.Context(), t)
+		etag := `"t-` + t.md5 + `"`
+		isJPEG := thumbJPEG(t.mimetype)
+		key, ctype := thumbKey(t.objectID, isJPEG), thumbType(isJPEG)
+		if local {
+			if b, ok := s.links.bytesOf(key, v); ok {
+				serveBytes(w, r, b, ctype, etag, t.createdAt)
+				return
+			}
+		}
+		f, err := s.openThumb(r.Context(), t)
 		if errors.Is(err, errNoThumb) && t.cached {
 			continue
 		}
@@ -33,8 +43,20 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 			s.serverError(w, r, err)
 			return
 		}
+		if local {
+			b, ok, err := readSmall(f)
+			if err != nil {
+				s.serverError(w, r, err)
+				return
+			}
+			if ok {
+				s.links.keep(key, b, v)
+				serveBytes(w, r, b, ctype, etag, t.createdAt)
+				return
+			}
+		}
 		defer f.Close()
-		serveContent(w, r, f, ctype, `"t-`+t.md5+`"`, t.createdAt)
+		serveContent(w, r, f, ctype, etag, t.createdAt)
 		return
 	}
 	s.notFound(w, r)

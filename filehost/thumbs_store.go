@@ -22,12 +22,8 @@ import (
 // openThumb opens the thumbnail of t, making it first when missing. It is
 // errNoThumb when there is none to make: the source is gone or does not
 // decode.
-func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, string, error) {
+func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, error) {
 	isJPEG := thumbJPEG(t.mimetype)
-	ctype := "image/png"
-	if isJPEG {
-		ctype = "image/jpeg"
-	}
 	key := thumbKey(t.objectID, isJPEG)
 	f, err := s.store.Open(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -38,18 +34,26 @@ func (s *Service) openThumb(ctx context.Context, t linkTarget) (storage.Object, 
 			return s.makeThumb(mctx, t.objectID, t.key, key, t.mimetype, isJPEG)
 		})
 		if made != nil {
-			return nil, "", made
+			return nil, made
 		}
 		f, err = s.store.Open(ctx, key)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// Deleted between making and opening: the object went away.
-		return nil, "", errNoThumb
+		return nil, errNoThumb
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return f, ctype, nil
+	return f, nil
+}
+
+// thumbType is the media type of a thumbnail.
+func thumbType(isJPEG bool) string {
+	if isJPEG {
+		return "image/jpeg"
+	}
+	return "image/png"
 }
 
 // makeThumb decodes the source, scales it to fit thumbMax keeping the

@@ -75,6 +75,7 @@ type DB struct {
 	write    *sql.DB
 	readIdle int    // idle connections the read pool keeps
 	session  string // PostgreSQL: the application_name of this pool's sessions
+	changes  *Changes
 }
 
 // Open connects to the database named by driver ("sqlite" or "postgres") and
@@ -133,7 +134,13 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{dialect: SQLite, read: read, write: write, readIdle: n}, nil
+	changes, err := openChanges(path+".changes", true)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	}
+	return &DB{dialect: SQLite, read: read, write: write, readIdle: n, changes: changes}, nil
 }
 
 // pgIdleConns is how many PostgreSQL connections stay open between bursts.
@@ -152,7 +159,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: connect to postgres: %w", mapError(err))
 	}
-	return &DB{dialect: Postgres, read: db, write: db, readIdle: pgIdleConns, session: session}, nil
+	return &DB{dialect: Postgres, read: db, write: db, readIdle: pgIdleConns, session: session, changes: privateChanges()}, nil
 }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the DSN

@@ -29,6 +29,7 @@ type Instance struct {
 	StartedAt   time.Time
 	HeartbeatAt time.Time
 	DBSession   string // PostgreSQL: the application_name of its sessions
+	Scope       string // its changes file and host (Instances.Scope)
 }
 
 // LateWritesWait bounds how long Live waits for the PostgreSQL sessions of
@@ -48,7 +49,11 @@ type Instances struct {
 	PID  int
 	// Session names this process's PostgreSQL sessions (DB.SessionName).
 	Session string
-	Now     func() time.Time
+	// Scope names the changes file this process announces its writes in,
+	// on this host: processes of one scope see each other's changes in
+	// memory (docs/design.md#caches-across-processes).
+	Scope string
+	Now   func() time.Time
 	// LateWrites is how long Live waits for a killed process's sessions
 	// to end (LateWritesWait).
 	LateWrites time.Duration
@@ -56,7 +61,9 @@ type Instances struct {
 
 // NewInstances returns the registry of db for this process.
 func NewInstances(db *DB) *Instances {
-	return &Instances{db: db, Host: HostIdentity(), PID: os.Getpid(), Session: db.SessionName(), Now: time.Now, LateWrites: LateWritesWait}
+	host := HostIdentity()
+	return &Instances{db: db, Host: host, PID: os.Getpid(), Session: db.SessionName(),
+		Scope: db.Changes().ID() + " " + host, Now: time.Now, LateWrites: LateWritesWait}
 }
 
 // HostIdentity names the pid space this process runs in: the kernel's boot
@@ -85,7 +92,7 @@ func HostIdentity() string {
 // Register adds a row for this process under a new random id.
 func (r *Instances) Register(ctx context.Context) (*Instance, error) {
 	now := r.Now()
-	inst := &Instance{ID: NewID(), Host: r.Host, PID: r.PID, StartedAt: now, HeartbeatAt: now, DBSession: r.Session}
+	inst := &Instance{ID: NewID(), Host: r.Host, PID: r.PID, StartedAt: now, HeartbeatAt: now, DBSession: r.Session, Scope: r.Scope}
 	if err := r.Heartbeat(ctx, inst); err != nil {
 		return nil, err
 	}
@@ -98,9 +105,10 @@ func (r *Instances) Register(ctx context.Context) (*Instance, error) {
 // notices that where it matters (its intents are gone).
 func (r *Instances) Heartbeat(ctx context.Context, inst *Instance) error {
 	inst.HeartbeatAt = r.Now()
-	_, err := r.db.Exec(ctx, `INSERT INTO instances (id, host, pid, started_at, heartbeat_at, db_session) VALUES ($1, $2, $3, $4, $5, $6)
+	_, err := r.db.Exec(ctx, `INSERT INTO instances (id, host, pid, started_at, heartbeat_at, db_session, changes_scope)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-		inst.ID, inst.Host, inst.PID, FromTime(inst.StartedAt), FromTime(inst.HeartbeatAt), inst.DBSession)
+		inst.ID, inst.Host, inst.PID, FromTime(inst.StartedAt), FromTime(inst.HeartbeatAt), inst.DBSession, inst.Scope)
 	if err != nil {
 		return fmt.Errorf("sqlstore: instance heartbeat: %w", err)
 	}
@@ -134,8 +142,9 @@ func (r *Instances) RunHeartbeat(ctx context.Context, inst *Instance, onErr func
 
 // Liveness is a snapshot of which registered instances are alive.
 type Liveness struct {
-	alive map[string]bool
-	dead  []Instance
+	alive  map[string]bool
+	dead   []Instance
+	scopes map[string]bool // of the live ones
 }
 
 // Alive reports whether the instance id was alive when the snapshot was
@@ -145,24 +154,39 @@ func (l Liveness) Alive(id string) bool { return l.alive[id] }
 // Dead lists the registered instances judged dead.
 func (l Liveness) Dead() []Instance { return l.dead }
 
+// AliveIDs lists the ids of the instances judged alive.
+func (l Liveness) AliveIDs() []string {
+	ids := make([]string, 0, len(l.alive))
+	for id := range l.alive {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// AllIn reports whether every live instance has the given scope.
+func (l Liveness) AllIn(scope string) bool {
+	return len(l.scopes) == 0 || len(l.scopes) == 1 && l.scopes[scope]
+}
+
 // Live reads every row and judges it.
 func (r *Instances) Live(ctx context.Context) (Liveness, error) {
-	rows, err := r.db.Query(ctx, "SELECT id, host, pid, started_at, heartbeat_at, db_session FROM instances")
+	rows, err := r.db.Query(ctx, "SELECT id, host, pid, started_at, heartbeat_at, db_session, changes_scope FROM instances")
 	if err != nil {
 		return Liveness{}, fmt.Errorf("sqlstore: instances: %w", err)
 	}
 	defer rows.Close()
-	l := Liveness{alive: map[string]bool{}}
+	l := Liveness{alive: map[string]bool{}, scopes: map[string]bool{}}
 	now := r.Now()
 	for rows.Next() {
 		var in Instance
 		var started, beat int64
-		if err := rows.Scan(&in.ID, &in.Host, &in.PID, &started, &beat, &in.DBSession); err != nil {
+		if err := rows.Scan(&in.ID, &in.Host, &in.PID, &started, &beat, &in.DBSession, &in.Scope); err != nil {
 			return Liveness{}, fmt.Errorf("sqlstore: instances: %w", err)
 		}
 		in.StartedAt, in.HeartbeatAt = Time(started), Time(beat)
 		if r.alive(in, now) {
 			l.alive[in.ID] = true
+			l.scopes[in.Scope] = true
 		} else {
 			l.dead = append(l.dead, in)
 		}
@@ -178,6 +202,7 @@ func (r *Instances) Live(ctx context.Context) (Liveness, error) {
 	for _, in := range l.dead {
 		if r.killed(in, now) && !r.sessionsEnded(ctx, in.DBSession) {
 			l.alive[in.ID] = true
+			l.scopes[in.Scope] = true
 			continue
 		}
 		dead = append(dead, in)

@@ -126,6 +126,12 @@ func coreMigrations() []Migration {
 		{Name: "instances_db_session", Up: Statements(
 			`ALTER TABLE instances ADD COLUMN db_session TEXT NOT NULL DEFAULT ''`,
 		)},
+		// Which changes file a process announces its writes in, to tell
+		// whether every live process shares one
+		// (docs/design.md#caches-across-processes).
+		{Name: "instances_changes_scope", Up: Statements(
+			`ALTER TABLE instances ADD COLUMN changes_scope TEXT NOT NULL DEFAULT ''`,
+		)},
 	}
 }
 

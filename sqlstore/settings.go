@@ -35,9 +35,12 @@ const RefreshInterval = time.Second
 // A group starts from its base (the configured values). Overrides are stored
 // per dotted key in the settings table, only where they differ from the
 // base, so a key equal to the base follows the configuration file again.
-// Every process re-reads them at most once per RefreshInterval, so a change
-// made through another process sharing the database shows up within that
-// time; changes made through this registry show at once. A stored value its
+// A change made through any process sharing the database shows on the next
+// read: every Put bumps the "settings" change counter, and a registry
+// re-reads the overrides when that counter moved
+// (docs/design.md#caches-across-processes). Where the counters cannot see
+// every process (Changes.Local is false), it re-reads them at most once per
+// RefreshInterval instead; changes made through this registry show at once. A stored value its
 // group's rules refuse is ignored, with a warning, and the base applies.
 //
 // Register every group, apply configuration text with SetText, then call
@@ -48,9 +51,14 @@ type Registry struct {
 	now    func() time.Time
 	log    *slog.Logger
 
+	changes *Changes
+	counter Counter // the "settings" change counter
+
 	mu       sync.Mutex
 	cur      []any // each group's current value, by registration index; replaced, never changed
 	loadedAt time.Time
+	seen     uint64            // the counter's value before cur was read
+	seenOK   bool              // seen is set and nothing was Put since
 	gen      uint64            // counts Puts, so a reload that started before one cannot undo it
 	ignored  map[string]string // stored values already warned about, by key, so a warning is logged once
 }
@@ -303,6 +311,8 @@ func (r *Registry) Open(ctx context.Context, db *DB) error {
 		return errors.New("sqlstore: settings registry opened twice")
 	}
 	r.db = db
+	r.changes = db.Changes()
+	r.counter = r.changes.Counter(SettingsCounter)
 	if err := r.Refresh(ctx); err != nil {
 		r.db = nil
 		return err
@@ -319,13 +329,14 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	r.mu.Lock()
 	gen := r.gen
 	r.mu.Unlock()
+	seen := r.counter.Load()
 	cur, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	if r.gen == gen {
-		r.cur = cur
+		r.cur, r.seen, r.seenOK = cur, seen, true
 	}
 	r.loadedAt = r.now()
 	r.mu.Unlock()
@@ -419,12 +430,17 @@ func (r *Registry) warnIgnored(key string, value json.RawMessage, why error) {
 	}
 }
 
-// current returns every group's value, re-reading the overrides when they
-// are older than RefreshInterval; on a read failure the last known values,
-// and the next attempt waits another interval.
+// current returns every group's value, re-reading the overrides when the
+// settings counter moved since they were read, or, where the counters do
+// not see every process, when they are older than RefreshInterval; on a
+// read failure the last known values, and the next attempt waits another
+// interval.
 func (r *Registry) current(ctx context.Context) []any {
 	r.mu.Lock()
 	cur, fresh := r.cur, r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
+	if r.db != nil && r.changes.Local() {
+		fresh = r.seenOK && r.counter.Load() == r.seen
+	}
 	r.mu.Unlock()
 	if fresh {
 		return cur
@@ -484,8 +500,10 @@ func (r *Registry) Put(ctx context.Context, d Document) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: save settings: %w", err)
 	}
+	r.counter.Bump()
 	r.mu.Lock()
 	r.cur, r.loadedAt = d.values, r.now()
+	r.seenOK = false // whether another process's Put came in between is unknown
 	r.gen++
 	r.mu.Unlock()
 	return nil

@@ -315,10 +315,56 @@ func TestPutStoresOnlyDifferences(t *testing.T) {
 	}
 }
 
-func TestPutShowsAtOnceHereAndAfterRefreshIntervalElsewhere(t *testing.T) {
+// sharedTestDB opens a handle of cfg whose change counters every other
+// handle of cfg sees, as processes on one machine do.
+func sharedTestDB(t *testing.T, cfg sqlstoretest.Config) *sqlstore.DB {
+	t.Helper()
+	db := cfg.Open(t)
+	if err := db.ShareChanges(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The registry's confirmation, for as long as the test runs.
+	db.Changes().ConfirmShared(time.Now().Add(time.Hour))
+	return db
+}
+
+func TestPutShowsAtOnceInEveryProcessSharingTheCounters(t *testing.T) {
 	cfg := sqlstoretest.NewConfig(t)
 	ctx := context.Background()
-	here, there := openTestSettings(t, cfg.Open(t)), openTestSettings(t, cfg.Open(t))
+	here, there := openTestSettings(t, sharedTestDB(t, cfg)), openTestSettings(t, sharedTestDB(t, cfg))
+	there.site.Get(ctx)
+
+	for _, name := range []string{"Changed", "Again"} {
+		next := defaultSite()
+		next.SiteName = name
+		if err := here.site.Put(ctx, next); err != nil {
+			t.Fatal(err)
+		}
+		if got := here.site.Get(ctx).SiteName; got != name {
+			t.Fatalf("own registry after Put: site_name = %q, want %q", got, name)
+		}
+		// No time passes on either clock: the counter alone tells.
+		if got := there.site.Get(ctx).SiteName; got != name {
+			t.Fatalf("other registry right after Put: site_name = %q, want %q", got, name)
+		}
+	}
+	// Reads without a change read nothing: the stored value changed
+	// behind the registry's back (no Put, no counter) is not seen.
+	if _, err := cfg.Open(t).Exec(ctx, "UPDATE settings SET value = '\"Behind\"' WHERE key = 'site.site_name'"); err != nil {
+		t.Fatal(err)
+	}
+	if got := there.site.Get(ctx).SiteName; got != "Again" {
+		t.Fatalf("unannounced write: site_name = %q, want the cached %q", got, "Again")
+	}
+}
+
+func TestPutShowsAfterRefreshIntervalWithoutSharedCounters(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	ctx := context.Background()
+	hereDB, thereDB := cfg.Open(t), cfg.Open(t)
+	hereDB.UsePrivateChanges()
+	thereDB.UsePrivateChanges()
+	here, there := openTestSettings(t, hereDB), openTestSettings(t, thereDB)
 	there.site.Get(ctx) // read once, so the next read is within the interval
 
 	next := defaultSite()

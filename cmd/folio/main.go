@@ -141,13 +141,20 @@ func newLogger(cfg *Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// newLoggerAsync is newLogger writing through logs, off the request path.
+func newLoggerAsync(cfg *Config, logs *asyncLog) *slog.Logger {
+	return slog.New(logs.handler(newLogger(cfg, logs.out).Handler()))
+}
+
 func runServe(configFlag string, stderr io.Writer) int {
 	cfg, err := loadConfig(configFlag, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
 		return 1
 	}
-	logger := newLogger(cfg, stderr)
+	logs := newAsyncLog(stderr)
+	defer logs.close()
+	logger := newLoggerAsync(cfg, logs)
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"folio/filehost"
 	"folio/sqlstore"
@@ -24,6 +25,10 @@ func (a *app) registerInstance(ctx context.Context, logger *slog.Logger) (*sqlst
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := waitForScope(ctx, a.db, instances, logger); err != nil {
+		instances.Unregister(context.WithoutCancel(ctx), inst)
+		return nil, nil, err
+	}
 	beatCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
@@ -39,6 +44,91 @@ func (a *app) registerInstance(ctx context.Context, logger *slog.Logger) (*sqlst
 	})
 	return instances, inst, nil
 }
+
+// waitForScope holds the start of a PostgreSQL process that finds a live
+// process announcing its changes elsewhere (another machine, or another
+// changes file) until every such process has seen this one registered:
+// those trust their in-memory counters for at most sqlstore.ScopeValid
+// after a registry read, and must not trust them past this process's
+// first write (docs/design.md#caches-across-processes).
+func waitForScope(ctx context.Context, db *sqlstore.DB, instances *sqlstore.Instances, logger *slog.Logger) error {
+	if db.Dialect() != sqlstore.Postgres {
+		return nil
+	}
+	l, err := instances.Live(ctx)
+	if err != nil {
+		return err
+	}
+	if l.AllIn(instances.Scope) {
+		return nil
+	}
+	wait := sqlstore.ScopeValid + 500*time.Millisecond
+	logger.Info("a process on another machine or with another changes file shares the database: caches ask the database, and start-up waits for the others to notice",
+		"wait", wait)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
+	}
+}
+
+// scopeWatch reads the instance registry every scopeEvery. While every
+// live process shares this one's changes file, the counters in it are
+// authoritative (sqlstore.Changes.ConfirmShared); and when a process
+// disappears, every counter is bumped, since it may have died between a
+// commit and its announcement.
+type scopeWatch struct {
+	db        *sqlstore.DB
+	instances *sqlstore.Instances
+	logger    *slog.Logger
+	alive     map[string]bool // as of the last check
+}
+
+// check reads the registry once.
+func (w *scopeWatch) check(ctx context.Context) {
+	changes := w.db.Changes()
+	checked := time.Now()
+	l, err := w.instances.Live(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.logger.Warn("instance registry", "err", err)
+		}
+		return
+	}
+	for id := range w.alive {
+		if !l.Alive(id) {
+			changes.BumpAll()
+			break
+		}
+	}
+	w.alive = map[string]bool{}
+	for _, id := range l.AliveIDs() {
+		w.alive[id] = true
+	}
+	if l.AllIn(w.instances.Scope) {
+		changes.ConfirmShared(checked)
+	} else {
+		changes.RevokeShared()
+	}
+}
+
+// run checks until ctx ends.
+func (w *scopeWatch) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(scopeEvery):
+		}
+		w.check(ctx)
+	}
+}
+
+// scopeEvery is how often watchScope reads the registry: well inside
+// sqlstore.ScopeValid, so that a healthy process never stops trusting its
+// counters.
+const scopeEvery = time.Second
 
 // startJanitor runs one janitor pass now, before the server accepts a
 // request, and then every minute until Close. The first pass is cheap (it

@@ -55,10 +55,18 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
 	}
+	if err := db.ShareChanges(ctx); err != nil {
+		return fail(err)
+	}
 	instances, inst, err := a.registerInstance(ctx, logger)
 	if err != nil {
 		return fail(err)
 	}
+	// Checked once before anything is served, so that caches start out
+	// trusting the counters where they may.
+	scope := &scopeWatch{db: db, instances: instances, logger: logger}
+	scope.check(ctx)
+	a.background(ctx, scope.run)
 	settings := cfg.Settings.register()
 	settings.reg.SetLogger(logger)
 	if err := settings.reg.Open(ctx, db); err != nil {
@@ -141,6 +149,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 
 	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()
+		files.DropCaches()
 		db.ReleaseIdle(ctx)
 	})
 	a.background(ctx, mem.run)

@@ -46,6 +46,13 @@ func NewConfig(t testing.TB) Config {
 		t.Fatalf("create schema (is PostgreSQL running and %s right?): %v", EnvDSN, err)
 	}
 	t.Cleanup(func() {
+		// The changes file its processes shared outlives them; the
+		// database's id names it (the query fails harmlessly when the test
+		// never migrated or never shared the counters).
+		var id string
+		if admin.QueryRow("SELECT value FROM "+schema+".meta WHERE key = $1", sqlstore.ChangesDBKey).Scan(&id) == nil {
+			os.Remove(sqlstore.PostgresChangesFile(id))
+		}
 		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}

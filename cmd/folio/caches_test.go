@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"image"
+	"image/png"
+	"net/url"
+	"strings"
+	"testing"
+
+	"folio/auth/authtest"
+	"folio/httpx/httpxtest"
+	"folio/sqlstore/sqlstoretest"
+)
+
+// twoProcesses starts two Folios on one database and storage folder, as two
+// processes behind one proxy, each with its own caches; the first client is
+// the administrator's.
+func twoProcesses(t *testing.T) (a, b *app, ca, cb *httpxtest.Client) {
+	t.Helper()
+	dbc := sqlstoretest.NewConfig(t)
+	dir := "FOLIO_STORAGE_DIR=" + t.TempDir()
+	a, ca = newTestAppOn(t, dbc, dir)
+	b, cb = newTestAppOn(t, dbc, dir)
+	for _, p := range []*app{a, b} {
+		if !p.db.Changes().Local() {
+			t.Fatal("two processes of one machine do not trust their shared change counters")
+		}
+	}
+	ca.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	return a, b, ca, cb
+}
+
+// TestCachedPagesShowAnotherProcesssWriteOnTheNextView: the second process
+// serves its pages from memory, yet a settings change or a new post made
+// through the first shows on its very next page view.
+func TestCachedPagesShowAnotherProcesssWriteOnTheNextView(t *testing.T) {
+	_, _, admin, reader := twoProcesses(t)
+	page := func(path string) string {
+		t.Helper()
+		reader.Do("GET", path, nil).Expect(200)
+		return string(reader.Do("GET", path, nil).Expect(200).Body) // the second from memory
+	}
+	for _, path := range []string{"/", "/feed.xml"} {
+		if !strings.Contains(page(path), "Folio") {
+			t.Fatalf("GET %s does not show the site name", path)
+		}
+	}
+	admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"site": map[string]any{"site_name": "Renamed Elsewhere"}}).Expect(200)
+	for _, path := range []string{"/", "/feed.xml"} {
+		if body := page(path); !strings.Contains(body, "Renamed Elsewhere") {
+			t.Fatalf("GET %s right after another process renamed the site: old name served", path)
+		}
+	}
+	admin.Do("POST", "/api/v1/admin/posts", map[string]any{"title": "Written Elsewhere", "status": "published",
+		"content_markdown": "hello"}).Expect(201)
+	for _, path := range []string{"/", "/feed.xml"} {
+		if body := page(path); !strings.Contains(body, "Written Elsewhere") {
+			t.Fatalf("GET %s right after another process published a post: not shown", path)
+		}
+	}
+}
+
+// TestDeletedFileStopsServingAtOnceInAnotherProcess: the second process
+// keeps the bytes of a hot short link and its thumbnail in memory; a
+// deletion through the first stops both on its very next request.
+func TestDeletedFileStopsServingAtOnceInAnotherProcess(t *testing.T) {
+	_, _, owner, reader := twoProcesses(t)
+	content := testPNG(t)
+	up := owner.Upload("/api/v1/upload", "file", "a.png", content).Expect(200).U()
+	var res struct {
+		ID    string `json:"id"`
+		Links struct {
+			URL          string `json:"url"`
+			ThumbnailURL string `json:"thumbnail_url"`
+		} `json:"links"`
+	}
+	httpxtest.Into(t, up.Data, &res)
+	paths := []string{pathOf(t, res.Links.URL), pathOf(t, res.Links.ThumbnailURL)}
+	for _, p := range paths {
+		for range 2 { // the second from memory
+			reader.Do("GET", p, nil).Expect(200)
+		}
+	}
+	if got := reader.Do("GET", paths[0], nil).Expect(200).Body; string(got) != string(content) {
+		t.Fatal("the short link serves other bytes than were uploaded")
+	}
+	owner.Do("DELETE", "/api/v1/files/"+res.ID, nil).Expect(200)
+	for _, p := range paths {
+		reader.Do("GET", p, nil).Expect(404)
+	}
+}
+
+func pathOf(t *testing.T, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil || u.Path == "" {
+		t.Fatalf("link %q: %v", link, err)
+	}
+	return u.Path
+}
+
+// testPNG is a small PNG of random pixels, so that every test uploads new
+// bytes.
+func testPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+	rand.Read(img.Pix)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
