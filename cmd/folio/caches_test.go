@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"image"
 	"image/png"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
 
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
+	"folio/sqlstore"
 	"folio/sqlstore/sqlstoretest"
 )
 
@@ -113,4 +116,44 @@ func testPNG(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestScopeWatchTrustsCountersOnlyWhileEveryProcessSharesThem: a process
+// of another scope (another machine, another changes file) turns the
+// counters off on PostgreSQL until it is gone; on SQLite every writer
+// shares the file, always. A process that disappears bumps every counter.
+func TestScopeWatchTrustsCountersOnlyWhileEveryProcessSharesThem(t *testing.T) {
+	a, _, _, _ := twoProcesses(t)
+	ctx := context.Background()
+	instances := sqlstore.NewInstances(a.db)
+	w := &scopeWatch{db: a.db, instances: instances, logger: slog.New(slog.DiscardHandler)}
+	w.check(ctx)
+	if !a.db.Changes().Local() {
+		t.Fatal("one scope: counters not trusted")
+	}
+
+	foreign := sqlstore.NewInstances(a.db)
+	foreign.Scope = "another machine"
+	inst, err := foreign.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.check(ctx)
+	wantLocal := a.db.Dialect() == sqlstore.SQLite
+	if got := a.db.Changes().Local(); got != wantLocal {
+		t.Fatalf("with a process of another scope: Local = %v, want %v", got, wantLocal)
+	}
+
+	counter := a.db.Changes().Counter("any")
+	before := counter.Load()
+	if err := foreign.Unregister(ctx, inst); err != nil {
+		t.Fatal(err)
+	}
+	w.check(ctx)
+	if !a.db.Changes().Local() {
+		t.Fatal("the other scope's process is gone: counters still not trusted")
+	}
+	if counter.Load() == before {
+		t.Fatal("a process disappeared and no counter moved")
+	}
 }
