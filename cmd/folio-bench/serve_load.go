@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -19,9 +20,10 @@ import (
 type loadRun struct {
 	requests     int
 	perSecond    float64
-	p99          time.Duration
-	non2xx       int // wrk counts 3xx as success; the built-in generator does not
-	socketErrors int // connect, read, write and timeout errors
+	p99          time.Duration // 0: no request was answered in time
+	non2xx       int           // wrk counts 3xx as success; the built-in generator does not
+	socketErrors int           // connect, read, write and timeout errors
+	timeouts     int           // of which timeouts
 }
 
 // failed describes what went wrong in the run, "" when nothing did.
@@ -31,7 +33,7 @@ func (r loadRun) failed() string {
 		parts = append(parts, fmt.Sprintf("%d non-2xx responses", r.non2xx))
 	}
 	if r.socketErrors > 0 {
-		parts = append(parts, fmt.Sprintf("%d socket errors", r.socketErrors))
+		parts = append(parts, fmt.Sprintf("%d socket errors (%d timeouts)", r.socketErrors, r.timeouts))
 	}
 	if r.requests == 0 {
 		parts = append(parts, "no request completed")
@@ -45,13 +47,15 @@ type loadGenerator struct {
 	connections int
 	threads     int // wrk only
 	duration    time.Duration
+	timeout     time.Duration // a request not answered within it is a socket error
 }
 
 func (g loadGenerator) String() string {
 	if g.wrk != "" {
-		return fmt.Sprintf("wrk -t%d -c%d -d%s --latency", g.threads, g.connections, g.duration)
+		return fmt.Sprintf("wrk -t%d -c%d -d%s --timeout %s --latency", g.threads, g.connections, g.duration, g.timeout)
 	}
-	return fmt.Sprintf("built-in Go generator (wrk not on PATH), %d keep-alive connections for %s", g.connections, g.duration)
+	return fmt.Sprintf("built-in Go generator (wrk not on PATH), %d keep-alive connections for %s, timeout %s",
+		g.connections, g.duration, g.timeout)
 }
 
 func (g loadGenerator) run(url string) (loadRun, error) {
@@ -63,7 +67,8 @@ func (g loadGenerator) run(url string) (loadRun, error) {
 
 func (g loadGenerator) runWrk(url string) (loadRun, error) {
 	out, err := exec.Command(g.wrk, "-t"+strconv.Itoa(g.threads), "-c"+strconv.Itoa(g.connections),
-		"-d"+strconv.Itoa(int(g.duration.Seconds()))+"s", "--latency", url).CombinedOutput()
+		"-d"+strconv.Itoa(int(g.duration.Seconds()))+"s", "--timeout", strconv.Itoa(int(g.timeout.Seconds()))+"s",
+		"--latency", url).CombinedOutput()
 	if err != nil {
 		return loadRun{}, fmt.Errorf("wrk %s: %v: %s", url, err, out)
 	}
@@ -76,7 +81,9 @@ func (g loadGenerator) runWrk(url string) (loadRun, error) {
 
 // parseWrk reads the report of `wrk --latency`: the request count, the
 // rate, the 99th percentile of the latency distribution and the error
-// lines, which wrk prints only when there were errors.
+// lines, which wrk prints only when there were errors. A request answered
+// after the timeout counts as a timeout, and its latency is not recorded:
+// when none was answered in time, every percentile reads 0.
 func parseWrk(out string) (loadRun, error) {
 	var r loadRun
 	var haveRate, haveP99, haveCount bool
@@ -121,6 +128,9 @@ func parseWrk(out string) (loadRun, error) {
 					return r, fmt.Errorf("socket errors: %w", err)
 				}
 				r.socketErrors += n
+				if kv[0] == "timeout" {
+					r.timeouts = n
+				}
 			}
 		}
 	}
@@ -135,12 +145,12 @@ func parseWrk(out string) (loadRun, error) {
 func (g loadGenerator) runBuiltIn(url string) loadRun {
 	tr := &http.Transport{MaxIdleConnsPerHost: g.connections, MaxConnsPerHost: g.connections, DisableCompression: true}
 	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 2 * time.Second}
+	client := &http.Client{Transport: tr, Timeout: g.timeout}
 	ctx, cancel := context.WithTimeout(context.Background(), g.duration)
 	defer cancel()
 	type tally struct {
-		latencies       []time.Duration
-		non2xx, sockErr int
+		latencies                 []time.Duration
+		non2xx, sockErr, timeouts int
 	}
 	tallies := make([]tally, g.connections)
 	start := time.Now()
@@ -162,6 +172,10 @@ func (g loadGenerator) runBuiltIn(url string) loadRun {
 					return // cut off by the end of the run, as wrk does not count either
 				case err != nil:
 					t.sockErr++
+					if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
+						t.timeouts++
+					}
+					continue // as in wrk, its latency is not recorded
 				case resp.StatusCode/100 != 2:
 					t.non2xx++
 				}
@@ -177,6 +191,7 @@ func (g loadGenerator) runBuiltIn(url string) loadRun {
 		all = append(all, t.latencies...)
 		r.non2xx += t.non2xx
 		r.socketErrors += t.sockErr
+		r.timeouts += t.timeouts
 	}
 	r.requests = len(all)
 	r.perSecond = float64(len(all)) / elapsed.Seconds()
