@@ -111,19 +111,21 @@ func serveBench(args []string) error {
 
 	fmt.Printf("folio-bench serve: %d posts, %s, %d round(s), medians\n", *posts, gen, *rounds)
 	var failures []string
+	var busies []float64
 	for round := 1; round <= *rounds; round++ {
 		for _, w := range workloads {
 			for _, side := range w.sides() {
 				if side.url == "" {
 					continue
 				}
-				r, err := measure(gen, side.url)
+				r, busy, err := measure(gen, p.cmd.Process.Pid, side.url)
 				if err != nil {
 					return err
 				}
 				side.runs = append(side.runs, r)
-				fmt.Printf("round %d/%d  %-11s %-14s %12s req/s  p99 %s\n", round, *rounds, w.short, side.label,
-					thousands(r.perSecond), p99String(r.p99))
+				busies = append(busies, busy)
+				fmt.Printf("round %d/%d  %-11s %-14s %12s req/s  p99 %-16s (CPUs %2.0f%% busy just before)\n", round, *rounds,
+					w.short, side.label, thousands(r.perSecond), p99String(r.p99), 100*busy)
 				if f := r.failed(); f != "" {
 					failures = append(failures, fmt.Sprintf("round %d, %s, %s (%s): %s", round, w.short, side.label, side.url, f))
 				}
@@ -141,7 +143,9 @@ func serveBench(args []string) error {
 	fmt.Println()
 	fmt.Printf("Command: `%s`  \n", commandLine(args))
 	fmt.Printf("Load: %s; %d round(s), each running every workload on each side in turn; medians of the rounds.  \n", gen, *rounds)
-	fmt.Printf("Machine: %d CPUs, %s; %s.\n", runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin))
+	slices.Sort(busies)
+	fmt.Printf("Machine: %d CPUs, %s; %s; CPUs %.0f%% busy (median) just before the runs, with Folio idle.\n",
+		runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin), 100*busies[len(busies)/2])
 	fmt.Println()
 	printServeTable(workloads, ngx != nil)
 	fmt.Println()
@@ -186,20 +190,96 @@ func logErrors(path string) (abandoned int, other []string) {
 	return abandoned, other
 }
 
-// measure warms the target up with sequential requests, 50 or a second's
-// worth, which also fail fast on a wrong answer, then runs the load.
-func measure(gen loadGenerator, url string) (loadRun, error) {
+// measure waits for Folio (pid) to settle, warms the target up with
+// sequential requests, 50 or a second's worth, which also fail fast on a
+// wrong answer, then runs the load. It also returns how busy the machine
+// was just before.
+func measure(gen loadGenerator, pid int, url string) (loadRun, float64, error) {
+	busy := settle(pid)
 	start := time.Now()
 	for i := 0; i < 50 && (i == 0 || time.Since(start) < time.Second); i++ {
 		body, _, err := fetch(url)
 		if err != nil {
-			return loadRun{}, fmt.Errorf("warm-up: %w", err)
+			return loadRun{}, 0, fmt.Errorf("warm-up: %w", err)
 		}
 		if len(body) == 0 {
-			return loadRun{}, fmt.Errorf("warm-up: GET %s: empty body", url)
+			return loadRun{}, 0, fmt.Errorf("warm-up: GET %s: empty body", url)
 		}
 	}
-	return gen.run(url)
+	r, err := gen.run(url)
+	return r, busy, err
+}
+
+// settle waits, for up to 30 s, until Folio (pid) has used less than 5%
+// of one CPU over half a second, so that no run starts while the last
+// one's work goes on (requests the server is still finishing after the
+// load generator gave up on them, a memory release). It returns the share
+// of the machine's CPU time that was busy over that half second: the
+// servers, the load generator and whatever else runs share the machine.
+func settle(pid int) float64 {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		busy0, total0 := cpuTimes()
+		proc0 := procTicks(pid)
+		time.Sleep(500 * time.Millisecond)
+		busy1, total1 := cpuTimes()
+		proc1 := procTicks(pid)
+		if total1 <= total0 {
+			return 0
+		}
+		perCPU := float64(total1-total0) / float64(runtime.NumCPU())
+		if float64(proc1-proc0) < 0.05*perCPU || time.Now().After(deadline) {
+			return float64(busy1-busy0) / float64(total1-total0)
+		}
+	}
+}
+
+// procTicks is the CPU time a process has used, in clock ticks: utime and
+// stime, the 14th and 15th fields of /proc/PID/stat.
+func procTicks(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, the second field, is in parentheses and may hold
+	// spaces: count from after it.
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest) // f[0] is the 3rd field
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseUint(f[11], 10, 64)
+	stime, _ := strconv.ParseUint(f[12], 10, 64)
+	return utime + stime
+}
+
+// cpuTimes reads the time all CPUs spent busy and in all, in clock ticks,
+// from the first line of /proc/stat: "cpu user nice system idle iowait
+// irq softirq steal …". Zeros when it cannot be read.
+func cpuTimes() (busy, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return 0, 0
+	}
+	for i, f := range fields[1:] {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, 0
+		}
+		if i >= 8 { // guest time is counted in user time already
+			break
+		}
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
 }
 
 // side is one column of a workload: what the ratio compares against, or
