@@ -44,7 +44,7 @@ func serveBench(args []string) error {
 	posts := fs.Int("posts", 100_000, "published posts to seed")
 	nginxMode := fs.String("nginx", "auto", "auto: compare with nginx when it is on PATH; off: Folio alone")
 	keep := fs.Bool("keep", false, "keep the work folder (data, logs, nginx configuration)")
-	dir := fs.String("dir", "", "work folder, kept afterwards (default: a new temp folder, removed unless -keep)")
+	dir := fs.String("dir", "", "work folder, new or empty, kept afterwards (default: a new temp folder, removed unless -keep)")
 	fs.Parse(args)
 	switch {
 	case *duration < time.Second || *timeout < time.Second:
@@ -71,6 +71,8 @@ func serveBench(args []string) error {
 		}
 	} else if err := os.MkdirAll(work, 0o750); err != nil {
 		return err
+	} else if _, err := os.Stat(filepath.Join(work, "folio.db")); err == nil {
+		return fmt.Errorf("%s already holds a folio.db: -dir wants a new or empty folder", work)
 	}
 	if *bin == "" {
 		*bin = filepath.Join(work, "folio")
