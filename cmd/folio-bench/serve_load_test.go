@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The reports in testdata are real output of wrk 4.1.0: nginx serving a
+// page, nginx answering 404 to every request, a server that drops every
+// 50th connection without an answer, and Folio's post list answering every
+// request after wrk's 2 s timeout.
+func TestParseWrk(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		want   loadRun
+		failed string
+	}{
+		{"wrk-ok.txt", loadRun{requests: 60287, perSecond: 30133.89, p99: 2970 * time.Microsecond}, ""},
+		{"wrk-non2xx.txt", loadRun{requests: 58145, perSecond: 27667.71, p99: 38410 * time.Microsecond, non2xx: 58145},
+			"58145 non-2xx responses"},
+		{"wrk-socket-errors.txt", loadRun{requests: 1505, perSecond: 500.76, p99: 4930 * time.Microsecond, socketErrors: 31},
+			"31 socket errors (0 timeouts)"},
+		{"wrk-timeouts.txt", loadRun{requests: 7, perSecond: 1.38, socketErrors: 7, timeouts: 7},
+			"7 socket errors (7 timeouts)"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := parseWrk(string(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("parseWrk = %+v, want %+v", got, tc.want)
+			}
+			if f := got.failed(); f != tc.failed {
+				t.Errorf("failed() = %q, want %q", f, tc.failed)
+			}
+		})
+	}
+}
+
+func TestParseWrkRefusesATruncatedReport(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "wrk-ok.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseWrk(string(b[:len(b)/2])); err == nil {
+		t.Error("half a report parsed without an error")
+	}
+	if _, err := parseWrk("unable to connect to 127.0.0.1:1 Connection refused"); err == nil {
+		t.Error("wrk's connection error parsed without an error")
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 999.4: "999", 999.6: "1,000", 12345.67: "12,346", 1234567: "1,234,567"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
