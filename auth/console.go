@@ -283,6 +283,9 @@ func (c *Console) Redirect(w http.ResponseWriter, r *http.Request, to, flash str
 // Fail answers err with the console's error page: its status, and its
 // message for a client error; a server error is logged and never shown.
 func (c *Console) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	if httpx.ClientGone(w, r, err) {
+		return
+	}
 	he := httpx.AsError(err)
 	msg := he.Msg
 	if he.Status >= 500 {

@@ -24,6 +24,7 @@ type Site struct {
 	cache   *pageCache
 	changed changedChecks
 	state   atomic.Pointer[siteState] // the last one checked
+	renders renderCalls
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built

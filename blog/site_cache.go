@@ -98,3 +98,50 @@ func (c *pageCache) clear() {
 func (t stateTag) equal(u stateTag) bool {
 	return t.changed.Equal(u.changed) && t.site == u.site && t.settings == u.settings
 }
+
+// renderCalls lets the requests that miss the cache for the same page and
+// state at the same time share one rendering.
+type renderCalls struct {
+	mu sync.Mutex
+	m  map[renderKey]*renderCall
+}
+
+type renderKey struct {
+	key string
+	tag stateTag
+}
+
+type renderCall struct {
+	done chan struct{}
+	a    *answer
+}
+
+// do runs render unless a call for k is under way, then waits for that
+// one. It reports whether the answer is another call's: when that one gave
+// no cacheable page (an error, a redirect, another status), the waiter
+// runs render itself, since only a cacheable page is the same for all.
+func (c *renderCalls) do(k renderKey, render func() *answer) (*answer, bool) {
+	c.mu.Lock()
+	if call, ok := c.m[k]; ok {
+		c.mu.Unlock()
+		<-call.done
+		if call.a != nil {
+			return call.a, true
+		}
+		return render(), false
+	}
+	if c.m == nil {
+		c.m = map[renderKey]*renderCall{}
+	}
+	call := &renderCall{done: make(chan struct{})}
+	c.m[k] = call
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.m, k)
+		c.mu.Unlock()
+		close(call.done)
+	}()
+	call.a = render()
+	return call.a, false
+}

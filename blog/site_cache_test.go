@@ -3,7 +3,10 @@ package blog
 import (
 	"bytes"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -75,5 +78,58 @@ func TestPageCacheClearForgetsEverything(t *testing.T) {
 	}
 	if c.get("/", t0) != nil {
 		t.Fatal("a page was served after clear")
+	}
+}
+
+// Requests missing the cache for one page at once share one rendering; when
+// that one gives no cacheable page, each renders its own.
+func TestRenderCallsShareOneRenderingOfAPage(t *testing.T) {
+	for _, cacheable := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			var c renderCalls
+			var renders atomic.Int64
+			gate := make(chan struct{})
+			render := func() *answer {
+				renders.Add(1)
+				<-gate
+				if !cacheable {
+					return nil
+				}
+				return &answer{body: []byte("page")}
+			}
+			k := renderKey{key: "/", tag: stateTag{site: 1}}
+			const requests = 10
+			shared := make([]bool, requests)
+			var wg sync.WaitGroup
+			for i := range requests {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, shared[i] = c.do(k, render)
+				}()
+				synctest.Wait()
+			}
+			if n := renders.Load(); n != 1 {
+				t.Fatalf("%d renderings under way, want 1", n)
+			}
+			close(gate)
+			wg.Wait()
+			n, sharers := renders.Load(), 0
+			for _, s := range shared {
+				if s {
+					sharers++
+				}
+			}
+			if cacheable && (n != 1 || sharers != requests-1) {
+				t.Fatalf("cacheable page: %d renderings, %d shared, want 1 and %d", n, sharers, requests-1)
+			}
+			if !cacheable && (n != requests || sharers != 0) {
+				t.Fatalf("no cacheable page: %d renderings, %d shared, want %d and 0", n, sharers, requests)
+			}
+			// Another state is another page.
+			if _, s := c.do(renderKey{key: "/", tag: stateTag{site: 2}}, render); s {
+				t.Fatal("an idle call shared an answer")
+			}
+		})
 	}
 }

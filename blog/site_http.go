@@ -61,7 +61,28 @@ func (s *Site) handle(h siteHandler) http.Handler {
 				}
 			}
 		}
-		a, err := h(w, r)
+		var a *answer
+		var err error
+		if key != "" {
+			// Visitors asking at once for a page not cached yet share
+			// one rendering: a cold home page of a large blog costs
+			// queries that 16 renderings at once would each pay.
+			// The rendering of this request, if any, sets a and err.
+			got, shared := s.renders.do(renderKey{key, tag}, func() *answer {
+				a, err = s.render(w, r, h)
+				if a != nil && a.status == 0 {
+					s.cache.put(key, tag, a)
+					return a
+				}
+				return nil
+			})
+			if shared {
+				s.write(w, r, got, changed)
+				return
+			}
+		} else {
+			a, err = s.render(w, r, h)
+		}
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -69,15 +90,22 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		if a == nil { // the handler answered itself (a redirect)
 			return
 		}
-		sum := sha256.Sum256(a.body)
-		a.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
 		if a.status != 0 {
 			changed = time.Time{}
-		} else if key != "" {
-			s.cache.put(key, tag, a)
 		}
 		s.write(w, r, a, changed)
 	})
+}
+
+// render runs h and tags its answer, if any, with its ETag.
+func (s *Site) render(w http.ResponseWriter, r *http.Request, h siteHandler) (*answer, error) {
+	a, err := h(w, r)
+	if err != nil || a == nil {
+		return a, err
+	}
+	sum := sha256.Sum256(a.body)
+	a.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
+	return a, nil
 }
 
 // classic reports whether the site is on: render.render_mode is read per
@@ -161,6 +189,9 @@ func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 // fail turns a handler's error into an HTML error page: 404 for anything
 // that does not exist, a logged 500 otherwise.
 func (s *Site) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if httpx.ClientGone(w, r, err) {
+		return
+	}
 	he := httpx.AsError(err)
 	if he.Status >= 500 {
 		httpx.Logger(r).Error("site request failed", "method", r.Method, "path", r.URL.Path,

@@ -68,6 +68,9 @@ func (e Envelope) OK(w http.ResponseWriter, status int, data any) {
 // Error writes err in this envelope. Server errors are logged with the
 // request's method, path and client IP; their cause never reaches the client.
 func (e Envelope) Error(w http.ResponseWriter, r *http.Request, err error) {
+	if ClientGone(w, r, err) {
+		return
+	}
 	he := AsError(err)
 	if he.Status >= 500 {
 		Logger(r).Error("request failed", "method", r.Method, "path", r.URL.Path,

@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -143,5 +145,34 @@ func TestReply(t *testing.T) {
 	Reply(w, 503, map[string]string{"status": "down"}, "database unavailable")
 	if w.Code != 503 || compactJSON(t, w.Body.Bytes()) != `{"code":503,"data":{"status":"down"},"msg":"database unavailable"}` {
 		t.Errorf("Reply: %d %s", w.Code, w.Body)
+	}
+}
+
+// A handler that failed because its client went away is no server failure:
+// no error is logged and the access log says 499.
+func TestClientGoneIsNotAServerFailure(t *testing.T) {
+	var logs bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	r := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/posts", nil)
+	h := AccessLog(slog.New(slog.NewTextHandler(&logs, nil)))(BlogAPI.Handle(func(w http.ResponseWriter, r *http.Request) error {
+		cancel()
+		return Internal(fmt.Errorf("query: %w", r.Context().Err()))
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != StatusClientGone {
+		t.Fatalf("status %d, want %d", w.Code, StatusClientGone)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "status=499") {
+		t.Fatalf("logs:\n%s", logs.String())
+	}
+	// The same error while the client waits is a failure.
+	logs.Reset()
+	w = httptest.NewRecorder()
+	AccessLog(slog.New(slog.NewTextHandler(&logs, nil)))(BlogAPI.Handle(func(w http.ResponseWriter, r *http.Request) error {
+		return Internal(fmt.Errorf("query: %w", context.Canceled))
+	})).ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/posts", nil))
+	if w.Code != 500 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Fatalf("status %d, logs:\n%s", w.Code, logs.String())
 	}
 }

@@ -8,6 +8,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -96,4 +97,21 @@ func Sentence(msg string) string {
 		msg += "."
 	}
 	return msg
+}
+
+// StatusClientGone is the status logged for a request whose client went
+// away before its answer was ready (nginx's 499): nothing reaches the
+// client, and it is no server failure.
+const StatusClientGone = 499
+
+// ClientGone answers a request whose handler failed only because its
+// client went away: it logs that at Info, not as a failure, and writes
+// StatusClientGone for the access log. It reports whether it answered.
+func ClientGone(w http.ResponseWriter, r *http.Request, err error) bool {
+	if r.Context().Err() == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	Logger(r).Info("client went away", "method", r.Method, "path", r.URL.Path, "ip", ClientIP(r))
+	w.WriteHeader(StatusClientGone)
+	return true
 }
