@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"folio/sqlstore"
 )
@@ -13,7 +15,9 @@ import (
 const postItemColumns = `p.id, p.title, p.slug, p.summary, p.summary_source, p.status, p.cover_image,
 	p.published_at, p.show_comments, p.category_id, c.name, c.slug, p.created_at, p.updated_at`
 
-const postFrom = ` FROM posts p LEFT JOIN categories c ON c.id = p.category_id AND c.deleted_at IS NULL`
+const postCategoryJoin = ` LEFT JOIN categories c ON c.id = p.category_id AND c.deleted_at IS NULL`
+
+const postFrom = ` FROM posts p` + postCategoryJoin
 
 // scanPost scans postItemColumns into it, then any extra destinations.
 func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) error {
@@ -37,14 +41,14 @@ func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) e
 }
 
 // publicCond is the visibility rule of docs/api.md#posts. The literals match
-// the partial index posts_public, which a bound parameter would not.
+// the partial indexes posts_public_*, which a bound parameter would not.
 const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
 
-// listPosts returns one page of posts and the total.
-func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
+// postWhere returns the conditions of the posts f selects at now.
+func (b *Blog) postWhere(f postFilter, now time.Time) where {
 	var w where
 	if f.Public {
-		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(b.now())))
+		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(now)))
 	} else {
 		w.add("p.deleted_at IS NULL")
 	}
@@ -62,9 +66,41 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem
 		d := b.db.Dialect()
 		w.conds = append(w.conds, "("+d.ILike("p.title", ph)+" OR "+d.ILike("p.summary", ph)+" OR "+d.ILike("p.content_markdown", ph)+")")
 	}
+	return w
+}
+
+// postOrder is the order of a list: newest publication first for the
+// public one, newest created first for the administrator's. The id breaks
+// ties, so that every post has one place and pages neither repeat nor skip
+// one.
+func postOrder(public bool) string {
+	if public {
+		// published_at is never NULL for a visible post, so this is
+		// COALESCE(published_at, created_at) DESC, created_at DESC.
+		return " ORDER BY p.published_at DESC, p.created_at DESC, p.id DESC"
+	}
+	return " ORDER BY p.created_at DESC, p.id DESC"
+}
+
+// postPage returns the query of one page of the posts w selects, in order,
+// and its arguments. Its subquery pages the ids alone, which one of the
+// posts_*_paging indexes answers without reading a post.
+func postPage(w where, public bool, pg span) (string, []any) {
+	w.args = slices.Clip(w.args) // the caller's w stays as it was
+	order := postOrder(public)
+	ids := "SELECT p.id FROM posts p" + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
+	return "SELECT " + postItemColumns + " FROM (" + ids + ") page JOIN posts p ON p.id = page.id" + postCategoryJoin + order, w.args
+}
+
+// listPosts returns one page of posts and the total. The page's ids come
+// first, from a covering index; only those posts are then read whole
+// (docs/design.md#paging).
+func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
+	now := b.now()
+	w := b.postWhere(f, now)
 	var total int
 	if f.Public && len(w.conds) == 1 {
-		n, err := b.publicTotal(ctx, b.now())
+		n, err := b.publicTotal(ctx, now)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -75,14 +111,8 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem
 	if total == 0 || pg.offset >= total {
 		return []PostItem{}, total, nil
 	}
-	order := " ORDER BY p.created_at DESC, p.id DESC"
-	if f.Public {
-		// published_at is never NULL for a visible post, so this is
-		// COALESCE(published_at, created_at) DESC, created_at DESC.
-		order = " ORDER BY p.published_at DESC, p.created_at DESC"
-	}
-	q := "SELECT " + postItemColumns + postFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
-	rows, err := b.db.Query(ctx, q, w.args...)
+	q, args := postPage(w, f.Public, pg)
+	rows, err := b.db.Query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
 	}
