@@ -47,7 +47,7 @@ type Blog struct {
 	loginLimit   *httpx.RateLimiter
 	commentLimit *httpx.RateLimiter
 	now          func() time.Time
-	count        publicCount // cached total of the public post list
+	counts       postCounts // cached totals of the post lists
 }
 
 // Per-IP limits of the blog (docs/api.md#limits).

@@ -10,9 +10,10 @@ import (
 	"folio/sqlstore"
 )
 
-// postsVersionKey names the meta row that changes whenever any post is
-// saved or deleted, in the same transaction. Every process sharing the
-// database sees it, so a cached count is never stale across processes.
+// postsVersionKey names the meta row that changes whenever any post, or
+// the category or tags of one, is saved or deleted, in the same
+// transaction. Every process sharing the database sees it, so a cached
+// count is never stale across processes.
 const postsVersionKey = "blog.posts_version"
 
 // bumpPostsVersion marks the posts as changed.
@@ -25,49 +26,76 @@ func bumpPostsVersion(ctx context.Context, q sqlstore.Querier) error {
 	return nil
 }
 
-// publicCount caches the number of publicly visible posts. Counting is the
-// one part of the public list whose cost grows with the number of posts;
-// the cached value stays valid until a post changes (the version) or the
-// next future-dated post becomes visible (until).
-type publicCount struct {
+// maxCachedTotals bounds postCounts: a filter more is counted each time
+// until the next change of a post empties the cache.
+const maxCachedTotals = 1000
+
+// postCounts caches the totals of post lists by filter. Counting is the one
+// part of a list whose cost grows with the number of posts (a page costs
+// the same wherever it is, docs/design.md#paging); the cached values stay
+// valid until a post changes (the version) or the next future-dated post
+// becomes visible (until).
+type postCounts struct {
 	mu      sync.Mutex
 	version string
 	until   time.Time // zero: no future-dated post waiting
-	total   int
-	valid   bool
+	totals  map[string]int
 }
 
-// publicTotal returns the number of publicly visible posts at now.
-func (b *Blog) publicTotal(ctx context.Context, now time.Time) (int, error) {
+// postTotal returns the number of posts f selects at now; w holds f's
+// conditions. A list with a keyword is counted each time: its keys are
+// unbounded, and its page reads the posts anyway.
+func (b *Blog) postTotal(ctx context.Context, f postFilter, w where, now time.Time) (int, error) {
+	count := func() (int, error) {
+		var n int
+		if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("blog: count posts: %w", err)
+		}
+		return n, nil
+	}
+	if f.Keyword != "" {
+		return count()
+	}
+	key := fmt.Sprintf("%t|%s|%s|%s", f.Public, f.Status, f.CategoryID, f.TagID)
+
 	var version string
 	err := b.db.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", postsVersionKey).Scan(&version)
 	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
 		return 0, fmt.Errorf("blog: posts version: %w", err)
 	}
-	c := &b.count
+	c := &b.counts
 	c.mu.Lock()
-	if c.valid && c.version == version && (c.until.IsZero() || now.Before(c.until)) {
-		total := c.total
+	fresh := c.totals != nil && c.version == version && (c.until.IsZero() || now.Before(c.until))
+	if total, ok := c.totals[key]; ok && fresh {
 		c.mu.Unlock()
 		return total, nil
 	}
 	c.mu.Unlock()
 
-	at := sqlstore.FromTime(now)
-	var total int
-	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p WHERE "+publicCond+"$1", at).Scan(&total); err != nil {
-		return 0, fmt.Errorf("blog: count posts: %w", err)
+	total, err := count()
+	if err != nil {
+		return 0, err
 	}
-	var next *int64
-	if err := b.db.QueryRow(ctx, `SELECT MIN(p.published_at) FROM posts p
-		WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1`, at).Scan(&next); err != nil {
-		return 0, fmt.Errorf("blog: next publication: %w", err)
+	var until time.Time
+	if !fresh {
+		var next *int64
+		if err := b.db.QueryRow(ctx, `SELECT MIN(p.published_at) FROM posts p
+			WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1`, sqlstore.FromTime(now)).Scan(&next); err != nil {
+			return 0, fmt.Errorf("blog: next publication: %w", err)
+		}
+		if next != nil {
+			until = sqlstore.Time(*next)
+		}
 	}
 	c.mu.Lock()
-	c.version, c.total, c.valid, c.until = version, total, true, time.Time{}
-	if next != nil {
-		c.until = sqlstore.Time(*next)
+	defer c.mu.Unlock()
+	if !fresh {
+		c.version, c.until, c.totals = version, until, map[string]int{}
 	}
-	c.mu.Unlock()
+	// A total counted under another version than the cache's now (another
+	// request started afresh meanwhile) stays out of it.
+	if c.version == version && len(c.totals) < maxCachedTotals {
+		c.totals[key] = total
+	}
 	return total, nil
 }

@@ -98,15 +98,9 @@ func postPage(w where, public bool, pg span) (string, []any) {
 func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
 	now := b.now()
 	w := b.postWhere(f, now)
-	var total int
-	if f.Public && len(w.conds) == 1 {
-		n, err := b.publicTotal(ctx, now)
-		if err != nil {
-			return nil, 0, err
-		}
-		total = n
-	} else if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("blog: count posts: %w", err)
+	total, err := b.postTotal(ctx, f, w, now)
+	if err != nil {
+		return nil, 0, err
 	}
 	if total == 0 || pg.offset >= total {
 		return []PostItem{}, total, nil
@@ -361,7 +355,13 @@ func (b *Blog) attachTags(ctx context.Context, postID string, names []string) er
 		if err != nil {
 			return fmt.Errorf("blog: find tag %q: %w", name, err)
 		}
-		if _, err := b.db.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
+		err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
+				return err
+			}
+			return bumpPostsVersion(ctx, tx) // the tag's cached totals
+		})
+		if err != nil {
 			return fmt.Errorf("blog: attach tag %q: %w", name, err)
 		}
 	}
