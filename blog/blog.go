@@ -47,7 +47,8 @@ type Blog struct {
 	loginLimit   *httpx.RateLimiter
 	commentLimit *httpx.RateLimiter
 	now          func() time.Time
-	counts       postCounts // cached totals of the post lists
+	counts       postCounts // what the post lists cost in proportion to their length
+	anchorEvery  int        // postAnchorEvery; smaller in tests
 }
 
 // Per-IP limits of the blog (docs/api.md#limits).
@@ -80,6 +81,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		loginLimit:   httpx.NewRateLimiter(loginsPerMinute, time.Minute),
 		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
 		now:          d.Now,
+		anchorEvery:  postAnchorEvery,
 	}
 	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
 	return b, nil

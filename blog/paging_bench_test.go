@@ -2,6 +2,7 @@ package blog_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,20 @@ func BenchmarkPostListDeepPage(b *testing.B) {
 	} {
 		b.Run(tt.name, func(b *testing.B) { benchGET(b, e.handler, tt.path) })
 	}
+	// Right after a post changed: the total is counted again and the
+	// anchors found again (once per change, whatever the traffic).
+	b.Run("middle-after-a-change", func(b *testing.B) {
+		path := fmt.Sprintf("/api/v1/posts?page=%d&page_size=10", n/2/10)
+		for b.Loop() {
+			if _, err := e.db.Exec(b.Context(), `INSERT INTO meta (key, value) VALUES ('blog.posts_version', $1)
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, sqlstore.NewID()); err != nil {
+				b.Fatal(err)
+			}
+			w := httptest.NewRecorder()
+			e.handler.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+			if w.Code != 200 {
+				b.Fatalf("%s: %d %s", path, w.Code, w.Body)
+			}
+		}
+	})
 }

@@ -165,10 +165,19 @@ func nullTime(us *int64) *time.Time {
 
 // Every page of every post list holds exactly the posts a plain query
 // would, in its order with ties broken by id, whatever the page size and
-// the filters; each page tells the full total.
+// the filters, from the list's start or from an anchor; each page tells
+// the full total.
 func TestPostListPagesAreSlicesOfThePlainOrder(t *testing.T) {
 	clock := &testClock{}
-	e, _ := newEnvWith(t, setup{now: clock.now})
+	log := &logBuffer{}
+	e, b := newEnvWith(t, setup{now: clock.now, log: log})
+	// Anchors every 3 posts: pages from the fourth post on start after one.
+	b.SetAnchorEvery(3)
+	defer func() {
+		if strings.Contains(log.String(), "anchor out of date") {
+			t.Errorf("a page was not found from its anchor with no post changing:\n%s", log)
+		}
+	}()
 	r := rand.New(rand.NewPCG(1, 2))
 	catA, catB := e.createTerm("categories", "A"), e.createTerm("categories", "B")
 	tagX, tagY := e.createTerm("tags", "X"), e.createTerm("tags", "Y")
@@ -359,6 +368,7 @@ func TestPageListPagesAreSlicesOfThePlainOrder(t *testing.T) {
 func TestPostListPagesIDsInACoveringIndex(t *testing.T) {
 	e, b := newEnvWith(t, setup{})
 	cat, tag := e.createTerm("categories", "C"), e.createTerm("tags", "T")
+	anchor := e.publish("Anchor", "category_id", cat.ID, "tag_ids", []string{tag.ID})
 	for _, tt := range []struct {
 		name                   string
 		public                 bool
@@ -374,23 +384,71 @@ func TestPostListPagesIDsInACoveringIndex(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			q, args := b.PostPageQuery(tt.public, tt.status, tt.category, tt.tags, 10, 49_990)
-			plan := sqlstoretest.QueryPlan(t, e.db, q, args...)
-			expectCoveringPage(t, plan, "p", tt.index)
+			expectCoveringPage(t, sqlstoretest.QueryPlan(t, e.db, q, args...), "p", tt.index, "")
+			// After an anchor, the index is entered at the anchor: the
+			// bound on the whole order key is a range of the search.
+			q, args, err := b.AnchoredPostPageQuery(t.Context(), tt.public, tt.status, tt.category, tt.tags, anchor.ID, "v", 10, 990)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := "(published_at,created_at,id)<(?,?,?)"
+			if !tt.public {
+				key = "(created_at,id)<(?,?)"
+			}
+			expectCoveringPage(t, sqlstoretest.QueryPlan(t, e.db, q, args...), "p", tt.index, key)
 		})
 	}
 }
 
+// A page found from an anchor is empty once the posts have changed since
+// the anchor's version, which sends listPosts the plain way: the anchor
+// may no longer stand where it stood.
+func TestAnchoredPageIsEmptyOnceThePostsChange(t *testing.T) {
+	e, b := newEnvWith(t, setup{})
+	for i := range 5 {
+		e.publish(fmt.Sprintf("Post %d", i))
+	}
+	newest := e.publish("Newest")
+	q, args, err := b.AnchoredPostPageQuery(t.Context(), true, "", "", "", newest.ID, b.PostsVersion(t.Context()), 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func() int {
+		rs, err := e.db.Query(t.Context(), q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		n := 0
+		for rs.Next() {
+			n++
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rows(); n != 5 {
+		t.Fatalf("after the newest post, at its version: %d posts, want 5", n)
+	}
+	e.publish("Newer still")
+	if n := rows(); n != 0 {
+		t.Fatalf("after the newest post, at a version since changed: %d posts, want none", n)
+	}
+}
+
 // expectCoveringPage checks that the subquery "page" of plan reads table
-// alias only from the covering index, in its order (no sort).
-func expectCoveringPage(t *testing.T, plan []string, alias, index string) {
+// alias only from the covering index, in its order (no sort), searching it
+// by a range that mentions bound when that is not empty.
+func expectCoveringPage(t *testing.T, plan []string, alias, index, bound string) {
 	t.Helper()
 	sub := sqlstoretest.Subplan(plan, "CO-ROUTINE page", "MATERIALIZE page")
 	text := strings.Join(plan, "\n")
 	if !slices.ContainsFunc(sub, func(s string) bool {
-		return strings.HasPrefix(s, "SCAN "+alias+" USING COVERING INDEX "+index) ||
-			strings.HasPrefix(s, "SEARCH "+alias+" USING COVERING INDEX "+index)
+		return (strings.HasPrefix(s, "SCAN "+alias+" USING COVERING INDEX "+index) ||
+			strings.HasPrefix(s, "SEARCH "+alias+" USING COVERING INDEX "+index)) && strings.Contains(s, bound)
 	}) {
-		t.Fatalf("the page's ids do not come from the covering index %s:\n%s", index, text)
+		t.Fatalf("the page's ids do not come from the covering index %s %s:\n%s", index, bound, text)
 	}
 	for _, s := range sub {
 		if strings.Contains(s, "TEMP B-TREE") || (strings.HasPrefix(s, "S") && !strings.Contains(s, "COVERING INDEX")) {

@@ -42,14 +42,26 @@ func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) e
 
 // publicCond is the visibility rule of docs/api.md#posts. The literals match
 // the partial indexes posts_public_*, which a bound parameter would not.
-const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
+const publicCond = publicLive + " AND p.published_at <= "
 
-// postWhere returns the conditions of the posts f selects at now.
-func (b *Blog) postWhere(f postFilter, now time.Time) where {
+const publicLive = "p.status = 'published' AND p.deleted_at IS NULL"
+
+// postWhere returns the conditions of the posts f selects at now; with
+// after, only of those that follow it in the list's order.
+func (b *Blog) postWhere(f postFilter, now time.Time, after *postKey) where {
 	var w where
-	if f.Public {
+	switch {
+	case f.Public && after != nil:
+		// The anchor is a visible post, so what follows it was published
+		// before now too. Without the bound on published_at alone SQLite
+		// seeks to the anchor in posts_public_*: given both, it ranges on
+		// that one only and walks from now.
+		w.add(publicLive+" AND (p.published_at, p.created_at, p.id) < (?, ?, ?)", after.published, after.created, after.id)
+	case f.Public:
 		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(now)))
-	} else {
+	case after != nil:
+		w.add("p.deleted_at IS NULL AND (p.created_at, p.id) < (?, ?)", after.created, after.id)
+	default:
 		w.add("p.deleted_at IS NULL")
 	}
 	if f.Status != "" {
@@ -84,43 +96,55 @@ func postOrder(public bool) string {
 
 // postPage returns the query of one page of the posts w selects, in order,
 // and its arguments. Its subquery pages the ids alone, which one of the
-// posts_*_paging indexes answers without reading a post.
-func postPage(w where, public bool, pg span) (string, []any) {
+// posts_*_paging indexes answers without reading a post. With a version,
+// the page is empty unless the posts are still at that version: its rows
+// are found from an anchor valid only there.
+func postPage(w where, public bool, pg span, version *string) (string, []any) {
 	w.args = slices.Clip(w.args) // the caller's w stays as it was
 	order := postOrder(public)
 	ids := "SELECT p.id FROM posts p" + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
-	return "SELECT " + postItemColumns + " FROM (" + ids + ") page JOIN posts p ON p.id = page.id" + postCategoryJoin + order, w.args
+	q := "SELECT " + postItemColumns + " FROM (" + ids + ") page JOIN posts p ON p.id = page.id" + postCategoryJoin
+	if version != nil {
+		q += " WHERE COALESCE((SELECT m.value FROM meta m WHERE m.key = " + w.arg(postsVersionKey) + "), '') = " + w.arg(*version)
+	}
+	return q + order, w.args
 }
 
 // listPosts returns one page of posts and the total. The page's ids come
-// first, from a covering index; only those posts are then read whole
+// first, from a covering index, starting from the nearest cached anchor
+// before the page; only the page's posts are then read whole
 // (docs/design.md#paging).
 func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
 	now := b.now()
-	w := b.postWhere(f, now)
-	total, err := b.postTotal(ctx, f, w, now)
+	w := b.postWhere(f, now, nil)
+	total, version, err := b.postTotal(ctx, f, w, now)
 	if err != nil {
 		return nil, 0, err
 	}
 	if total == 0 || pg.offset >= total {
 		return []PostItem{}, total, nil
 	}
-	q, args := postPage(w, f.Public, pg)
-	rows, err := b.db.Query(ctx, q, args...)
+	after, at, anchored, err := b.postAnchor(ctx, f, now, version, pg.offset)
 	if err != nil {
-		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	items := make([]PostItem, 0, pg.limit)
-	for rows.Next() {
-		var it PostItem
-		if err := scanPost(rows, &it); err != nil {
-			return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	var items []PostItem
+	if anchored {
+		q, args := postPage(b.postWhere(f, now, &after), f.Public, span{limit: pg.limit, offset: pg.offset - at}, &version)
+		if items, err = b.queryPosts(ctx, q, args); err != nil {
+			return nil, 0, err
 		}
-		items = append(items, it)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	if len(items) == 0 {
+		// Not anchored, or the posts changed since the version was read:
+		// the plain way, from the list's start.
+		if anchored {
+			b.logger.Debug("blog: post list anchor out of date, paging from the start", "offset", pg.offset)
+		}
+		q, args := postPage(w, f.Public, pg, nil)
+		if items, err = b.queryPosts(ctx, q, args); err != nil {
+			return nil, 0, err
+		}
 	}
 	ptrs := make([]*PostItem, len(items))
 	for i := range items {
@@ -130,6 +154,27 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem
 		return nil, 0, err
 	}
 	return items, total, nil
+}
+
+// queryPosts runs a query of post items.
+func (b *Blog) queryPosts(ctx context.Context, q string, args []any) ([]PostItem, error) {
+	rows, err := b.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("blog: list posts: %w", err)
+	}
+	defer rows.Close()
+	items := []PostItem{}
+	for rows.Next() {
+		var it PostItem
+		if err := scanPost(rows, &it); err != nil {
+			return nil, fmt.Errorf("blog: list posts: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: list posts: %w", err)
+	}
+	return items, nil
 }
 
 // loadTags fills the tags of several posts with one query.
