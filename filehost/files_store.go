@@ -115,12 +115,12 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 	return nil
 }
 
-// filePage returns the queries of the total of the files q selects and of
-// q's page of them, with their arguments.
-// The page's subquery pages the ids alone, which one of the files_*_paging
-// indexes answers without reading a record (docs/design.md#paging). Only
-// the type filter needs the objects: every record has its object (a
-// foreign key), so the join changes no count.
+// filePage returns the query of the total of the files q selects and the
+// query of q's page of them, with their arguments. The page's subquery
+// pages the ids alone, which one of the files_*_paging indexes answers
+// without reading a record (docs/design.md#paging). Only the type filter
+// needs the objects: every record has its object (a foreign key), so the
+// join changes no count.
 func (s *Service) filePage(q fileQuery) (count, page string, countArgs, pageArgs []any) {
 	var where []string
 	var args []any
