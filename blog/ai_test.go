@@ -108,12 +108,21 @@ func TestAIAutoTagsReuseAndCreateAtMostFive(t *testing.T) {
 			})
 			e.useAI(f, map[string]any{"auto_tag": true}, nil)
 
+			tagged := func() int {
+				var pg page[post]
+				data(t, e.admin.Do("GET", "/api/v1/admin/posts?tag_id="+goTag.ID, nil), 200, &pg)
+				return pg.Pagination.Total
+			}
 			p := e.createPost(map[string]any{"content_markdown": aiPostMarkdown})
 			if len(p.Tags) != 0 {
 				t.Fatalf("create answered tags %v before the job ran", p.Tags)
 			}
+			tagged() // most likely before the job: caches the tag's total
 			// attachTags adds one tag at a time: wait for the job's end.
 			eventually(t, "tags attached", func() bool { return strings.Contains(e.log.String(), "tags attached") })
+			if n := tagged(); n != 1 {
+				t.Errorf("the list of posts tagged Go counts %d, want 1 (the cached total outlived the tagging)", n)
+			}
 			got := e.getPost(p.ID)
 			if len(got.Tags) != 5 {
 				t.Fatalf("post has %d tags, want 5: %v", len(got.Tags), got.Tags)

@@ -47,7 +47,8 @@ type Blog struct {
 	loginLimit   *httpx.RateLimiter
 	commentLimit *httpx.RateLimiter
 	now          func() time.Time
-	count        publicCount // cached total of the public post list
+	counts       postCounts // what the post lists cost in proportion to their length
+	anchorEvery  int        // postAnchorEvery; smaller in tests
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -85,6 +86,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		loginLimit:   httpx.NewRateLimiter(loginsPerMinute, time.Minute),
 		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
 		now:          d.Now,
+		anchorEvery:  postAnchorEvery,
 	}
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)

@@ -14,8 +14,10 @@ func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]
 	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND status = 'approved'", postID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("blog: count comments: %w", err)
 	}
-	rows, err := b.db.Query(ctx, `SELECT id, author, content, created_at FROM comments WHERE post_id = $1 AND status = 'approved'
-		ORDER BY created_at, id LIMIT $2 OFFSET $3`, postID, pg.limit, pg.offset)
+	// The page's ids from comments_post_paging first (docs/design.md#paging).
+	rows, err := b.db.Query(ctx, `SELECT c.id, c.author, c.content, c.created_at FROM (SELECT id FROM comments
+		WHERE post_id = $1 AND status = 'approved' ORDER BY created_at, id LIMIT $2 OFFSET $3) page
+		JOIN comments c ON c.id = page.id ORDER BY c.created_at, c.id`, postID, pg.limit, pg.offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 	}
@@ -65,6 +67,8 @@ func (b *Blog) submitComment(ctx context.Context, postID string, in commentInput
 
 const adminCommentColumns = `c.id, c.author, c.content, c.created_at, c.email, c.ip, c.user_agent, c.post_id, p.title, c.status`
 
+// adminCommentFrom is the comments of live posts. Whether a post is live
+// is read from the index posts_live, not from the post.
 const adminCommentFrom = ` FROM comments c JOIN posts p ON p.id = c.post_id AND p.deleted_at IS NULL`
 
 func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error) {
@@ -75,7 +79,9 @@ func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error)
 	return c, err
 }
 
-// listComments pages through comments of live posts, newest first.
+// listComments pages through comments of live posts, newest first: the
+// page's ids from comments_admin_paging first, then those comments whole
+// (docs/design.md#paging).
 func (b *Blog) listComments(ctx context.Context, f commentFilter, pg span) ([]AdminComment, int, error) {
 	var w where
 	if f.Status != "" {
@@ -93,8 +99,13 @@ func (b *Blog) listComments(ctx context.Context, f commentFilter, pg span) ([]Ad
 	if err := b.db.QueryRow(ctx, "SELECT COUNT(*)"+adminCommentFrom+w.sql(), w.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("blog: count comments: %w", err)
 	}
-	rows, err := b.db.Query(ctx, "SELECT "+adminCommentColumns+adminCommentFrom+w.sql()+
-		" ORDER BY c.created_at DESC, c.id DESC LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
+	if total == 0 || pg.offset >= total {
+		return []AdminComment{}, total, nil
+	}
+	const order = " ORDER BY c.created_at DESC, c.id DESC"
+	ids := "SELECT c.id" + adminCommentFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
+	rows, err := b.db.Query(ctx, "SELECT "+adminCommentColumns+" FROM ("+ids+") page JOIN comments c ON c.id = page.id"+
+		" JOIN posts p ON p.id = c.post_id"+order, w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 	}

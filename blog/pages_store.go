@@ -43,11 +43,17 @@ func (b *Blog) listPages(ctx context.Context, f pageFilter, pg span) ([]*Page, i
 	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM pages"+w.sql(), w.args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("blog: count pages: %w", err)
 	}
+	if total == 0 || pg.offset >= total {
+		return []*Page{}, total, nil
+	}
 	order := " ORDER BY created_at DESC, id DESC"
 	if f.Public {
 		order = " ORDER BY sort_order, created_at, id"
 	}
-	rows, err := b.db.Query(ctx, "SELECT "+pageColumns+" FROM pages"+w.sql()+order+" LIMIT "+w.arg(pg.limit)+" OFFSET "+w.arg(pg.offset), w.args...)
+	// The page's ids from pages_*_paging first, then those pages whole
+	// (docs/design.md#paging).
+	ids := "SELECT id FROM pages" + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
+	rows, err := b.db.Query(ctx, "SELECT "+pageColumns+" FROM pages WHERE id IN ("+ids+")"+order, w.args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("blog: list pages: %w", err)
 	}

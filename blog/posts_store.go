@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"folio/sqlstore"
 )
@@ -13,7 +15,9 @@ import (
 const postItemColumns = `p.id, p.title, p.slug, p.summary, p.summary_source, p.status, p.cover_image,
 	p.published_at, p.show_comments, p.category_id, c.name, c.slug, p.created_at, p.updated_at`
 
-const postFrom = ` FROM posts p LEFT JOIN categories c ON c.id = p.category_id AND c.deleted_at IS NULL`
+const postCategoryJoin = ` LEFT JOIN categories c ON c.id = p.category_id AND c.deleted_at IS NULL`
+
+const postFrom = ` FROM posts p` + postCategoryJoin
 
 // scanPost scans postItemColumns into it, then any extra destinations.
 func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) error {
@@ -37,15 +41,27 @@ func scanPost(row interface{ Scan(...any) error }, it *PostItem, extra ...any) e
 }
 
 // publicCond is the visibility rule of docs/api.md#posts. The literals match
-// the partial index posts_public, which a bound parameter would not.
-const publicCond = "p.status = 'published' AND p.deleted_at IS NULL AND p.published_at <= "
+// the partial indexes posts_public_*, which a bound parameter would not.
+const publicCond = publicLive + " AND p.published_at <= "
 
-// listPosts returns one page of posts and the total.
-func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
+const publicLive = "p.status = 'published' AND p.deleted_at IS NULL"
+
+// postWhere returns the conditions of the posts f selects at now; with
+// after, only of those that follow it in the list's order.
+func (b *Blog) postWhere(f postFilter, now time.Time, after *postKey) where {
 	var w where
-	if f.Public {
-		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(b.now())))
-	} else {
+	switch {
+	case f.Public && after != nil:
+		// The anchor is a visible post, so what follows it was published
+		// before now too. Without the bound on published_at alone SQLite
+		// seeks to the anchor in posts_public_*: given both, it ranges on
+		// that one only and walks from now.
+		w.add(publicLive+" AND (p.published_at, p.created_at, p.id) < (?, ?, ?)", after.published, after.created, after.id)
+	case f.Public:
+		w.conds = append(w.conds, publicCond+w.arg(sqlstore.FromTime(now)))
+	case after != nil:
+		w.add("p.deleted_at IS NULL AND (p.created_at, p.id) < (?, ?)", after.created, after.id)
+	default:
 		w.add("p.deleted_at IS NULL")
 	}
 	if f.Status != "" {
@@ -62,41 +78,73 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem
 		d := b.db.Dialect()
 		w.conds = append(w.conds, "("+d.ILike("p.title", ph)+" OR "+d.ILike("p.summary", ph)+" OR "+d.ILike("p.content_markdown", ph)+")")
 	}
-	var total int
-	if f.Public && len(w.conds) == 1 {
-		n, err := b.publicTotal(ctx, b.now())
-		if err != nil {
-			return nil, 0, err
-		}
-		total = n
-	} else if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("blog: count posts: %w", err)
+	return w
+}
+
+// postOrder is the order of a list: newest publication first for the
+// public one, newest created first for the administrator's. The id breaks
+// ties, so that every post has one place and pages neither repeat nor skip
+// one.
+func postOrder(public bool) string {
+	if public {
+		// published_at is never NULL for a visible post, so this is
+		// COALESCE(published_at, created_at) DESC, created_at DESC.
+		return " ORDER BY p.published_at DESC, p.created_at DESC, p.id DESC"
+	}
+	return " ORDER BY p.created_at DESC, p.id DESC"
+}
+
+// postPage returns the query of one page of the posts w selects, in order,
+// and its arguments. Its subquery pages the ids alone, which one of the
+// posts_*_paging indexes answers without reading a post. With a version,
+// the page is empty unless the posts are still at that version: its rows
+// are found from an anchor valid only there.
+func postPage(w where, public bool, pg span, version *string) (string, []any) {
+	w.args = slices.Clip(w.args) // the caller's w stays as it was
+	order := postOrder(public)
+	ids := "SELECT p.id FROM posts p" + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
+	q := "SELECT " + postItemColumns + " FROM (" + ids + ") page JOIN posts p ON p.id = page.id" + postCategoryJoin
+	if version != nil {
+		q += " WHERE COALESCE((SELECT m.value FROM meta m WHERE m.key = " + w.arg(postsVersionKey) + "), '') = " + w.arg(*version)
+	}
+	return q + order, w.args
+}
+
+// listPosts returns one page of posts and the total. The page's ids come
+// first, from a covering index, starting from the nearest cached anchor
+// before the page; only the page's posts are then read whole
+// (docs/design.md#paging).
+func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem, int, error) {
+	now := b.now()
+	w := b.postWhere(f, now, nil)
+	total, version, err := b.postTotal(ctx, f, w, now)
+	if err != nil {
+		return nil, 0, err
 	}
 	if total == 0 || pg.offset >= total {
 		return []PostItem{}, total, nil
 	}
-	order := " ORDER BY p.created_at DESC, p.id DESC"
-	if f.Public {
-		// published_at is never NULL for a visible post, so this is
-		// COALESCE(published_at, created_at) DESC, created_at DESC.
-		order = " ORDER BY p.published_at DESC, p.created_at DESC"
-	}
-	q := "SELECT " + postItemColumns + postFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
-	rows, err := b.db.Query(ctx, q, w.args...)
+	after, at, anchored, err := b.postAnchor(ctx, f, now, version, pg.offset)
 	if err != nil {
-		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	items := make([]PostItem, 0, pg.limit)
-	for rows.Next() {
-		var it PostItem
-		if err := scanPost(rows, &it); err != nil {
-			return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	var items []PostItem
+	if anchored {
+		q, args := postPage(b.postWhere(f, now, &after), f.Public, span{limit: pg.limit, offset: pg.offset - at}, &version)
+		if items, err = b.queryPosts(ctx, q, args); err != nil {
+			return nil, 0, err
 		}
-		items = append(items, it)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("blog: list posts: %w", err)
+	if len(items) == 0 {
+		// Not anchored, or the posts changed since the version was read:
+		// the plain way, from the list's start.
+		if anchored {
+			b.logger.Debug("blog: post list anchor out of date, paging from the start", "offset", pg.offset)
+		}
+		q, args := postPage(w, f.Public, pg, nil)
+		if items, err = b.queryPosts(ctx, q, args); err != nil {
+			return nil, 0, err
+		}
 	}
 	ptrs := make([]*PostItem, len(items))
 	for i := range items {
@@ -106,6 +154,27 @@ func (b *Blog) listPosts(ctx context.Context, f postFilter, pg span) ([]PostItem
 		return nil, 0, err
 	}
 	return items, total, nil
+}
+
+// queryPosts runs a query of post items.
+func (b *Blog) queryPosts(ctx context.Context, q string, args []any) ([]PostItem, error) {
+	rows, err := b.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("blog: list posts: %w", err)
+	}
+	defer rows.Close()
+	items := []PostItem{}
+	for rows.Next() {
+		var it PostItem
+		if err := scanPost(rows, &it); err != nil {
+			return nil, fmt.Errorf("blog: list posts: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: list posts: %w", err)
+	}
+	return items, nil
 }
 
 // loadTags fills the tags of several posts with one query.
@@ -331,7 +400,13 @@ func (b *Blog) attachTags(ctx context.Context, postID string, names []string) er
 		if err != nil {
 			return fmt.Errorf("blog: find tag %q: %w", name, err)
 		}
-		if _, err := b.db.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
+		err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
+				return err
+			}
+			return bumpPostsVersion(ctx, tx) // the tag's cached totals
+		})
+		if err != nil {
 			return fmt.Errorf("blog: attach tag %q: %w", name, err)
 		}
 	}

@@ -106,5 +106,35 @@ func migrations() []sqlstore.Migration {
 			`CREATE UNIQUE INDEX friend_links_url ON friend_links (url) WHERE deleted_at IS NULL`,
 			`CREATE INDEX friend_links_order ON friend_links (sort, created_at) WHERE deleted_at IS NULL`,
 		)},
+		// Covering indexes for paging (docs/design.md#paging): a list first
+		// pages its ids in one of these, in the list's order down to the id
+		// that breaks ties, so the rows OFFSET skips are index entries, not
+		// whole posts. Each holds every column its list's WHERE reads, even
+		// the ones its own WHERE fixes: SQLite reads the table for a column
+		// the index lacks. The ones they extend go.
+		{Name: "covering indexes for paging", Up: sqlstore.Statements(
+			`DROP INDEX posts_public`,
+			`CREATE INDEX posts_public_paging ON posts (published_at DESC, created_at DESC, id DESC, status, deleted_at)
+				WHERE status = 'published' AND deleted_at IS NULL`,
+			`CREATE INDEX posts_public_category_paging ON posts (category_id, published_at DESC, created_at DESC, id DESC, status, deleted_at)
+				WHERE status = 'published' AND deleted_at IS NULL`,
+			`DROP INDEX posts_admin`,
+			`CREATE INDEX posts_admin_paging ON posts (created_at DESC, id DESC, status, deleted_at) WHERE deleted_at IS NULL`,
+			`DROP INDEX posts_category`,
+			// Without status, so that SQLite (which keeps no statistics)
+			// never prefers scanning and sorting it over posts_admin_paging
+			// for the administrator's list of one status.
+			`CREATE INDEX posts_category_paging ON posts (category_id, created_at DESC, id DESC, deleted_at) WHERE deleted_at IS NULL`,
+			// Whether a comment's post is live, without reading the post.
+			`CREATE INDEX posts_live ON posts (id, deleted_at)`,
+			`DROP INDEX comments_post`,
+			`CREATE INDEX comments_post_paging ON comments (post_id, status, created_at, id)`,
+			`DROP INDEX comments_created`,
+			`CREATE INDEX comments_admin_paging ON comments (created_at DESC, id DESC, status, post_id)`,
+			`DROP INDEX pages_public`,
+			`CREATE INDEX pages_public_paging ON pages (sort_order, created_at, id, status, deleted_at)
+				WHERE status = 'published' AND deleted_at IS NULL`,
+			`CREATE INDEX pages_admin_paging ON pages (created_at DESC, id DESC, status, deleted_at) WHERE deleted_at IS NULL`,
+		)},
 	}
 }

@@ -121,6 +121,6 @@ func (b *Blog) deleteTerm(ctx context.Context, table termTable, id string) error
 		if _, err := tx.Exec(ctx, detach, id); err != nil {
 			return fmt.Errorf("blog: detach %s: %w", table, err)
 		}
-		return nil
+		return bumpPostsVersion(ctx, tx) // the term's cached totals
 	})
 }

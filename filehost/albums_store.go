@@ -71,9 +71,15 @@ func (s *Service) listAlbums(ctx context.Context, q albumQuery) ([]*album, int, 
 	if q.Desc {
 		dir = " DESC"
 	}
+	if total == 0 || q.Offset >= total {
+		return []*album{}, total, nil
+	}
+	// The page's ids first, then those albums whole: each counts its
+	// files, which only the page's albums should do (docs/design.md#paging).
+	order := " ORDER BY " + col + dir + ", a.id" + dir
 	n := len(args)
-	rows, err := s.db.Query(ctx, "SELECT "+albumColumns+" FROM albums a"+cond+" ORDER BY "+col+dir+", a.id"+dir+
-		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2), append(args, q.Limit, q.Offset)...)
+	rows, err := s.db.Query(ctx, "SELECT "+albumColumns+" FROM (SELECT a.id FROM albums a"+cond+order+
+		fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)+") page JOIN albums a ON a.id = page.id"+order, append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("filehost: list albums: %w", err)
 	}

@@ -216,5 +216,23 @@ func migrations() []sqlstore.Migration {
 			)`,
 			`CREATE INDEX storage_intents_key ON storage_intents (storage_key)`,
 		)},
+		// Covering indexes for paging (docs/design.md#paging): a list first
+		// pages its file ids in one of these, in the list's order down to
+		// the id that breaks ties, so the rows OFFSET skips are index
+		// entries, not records joined to their objects. Each holds the
+		// columns its list's WHERE reads (expires_at for liveFile, the
+		// album filters, object_id for the type filter's join). The ones
+		// they extend go.
+		{Name: "covering indexes for paging", Up: sqlstore.Statements(
+			`DROP INDEX files_user_created`,
+			`CREATE INDEX files_user_paging ON files (user_id, created_at, id, expires_at, album_id, object_id)`,
+			`DROP INDEX files_public_created`,
+			`CREATE INDEX files_public_paging ON files (is_public, created_at, id, expires_at, object_id)`,
+			`CREATE INDEX files_paging ON files (created_at, id, expires_at, object_id)`,
+			// The type filter, without reading the object.
+			`CREATE INDEX objects_type ON objects (id, file_type)`,
+			`DROP INDEX albums_user`,
+			`CREATE INDEX albums_user_paging ON albums (user_id, created_at, id)`,
+		)},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,8 +112,13 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 	return nil
 }
 
-// listFiles returns one page of files and the total that match.
-func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, int, error) {
+// filePage returns the query of the total of the files q selects and the
+// query of q's page of them, with their arguments. The page's subquery
+// pages the ids alone, which one of the files_*_paging indexes answers
+// without reading a record (docs/design.md#paging). Only the type filter
+// needs the objects: every record has its object (a foreign key), so the
+// join changes no count.
+func (s *Service) filePage(q fileQuery) (count, page string, countArgs, pageArgs []any) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -129,17 +135,15 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	case q.AlbumID != "":
 		where = append(where, "f.album_id = "+arg(q.AlbumID))
 	}
+	from := " FROM files f"
 	if q.FileType != "" {
+		from = fileFrom
 		where = append(where, "o.file_type = "+arg(q.FileType))
 	}
 	if q.Keyword != "" {
 		where = append(where, s.db.Dialect().ILike("f.origin_name", arg(sqlstore.LikePattern(q.Keyword))))
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
-	var total int
-	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("filehost: count files: %w", err)
-	}
 	col := "f.created_at"
 	switch q.OrderBy {
 	case "size":
@@ -151,9 +155,24 @@ func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, in
 	if q.Desc {
 		dir = " DESC"
 	}
-	query := "SELECT " + fileColumns + fileFrom + cond + " ORDER BY " + col + dir + ", f.id" + dir +
-		" LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
-	rows, err := s.db.Query(ctx, query, args...)
+	order := " ORDER BY " + col + dir + ", f.id" + dir
+	countArgs = slices.Clip(args)
+	ids := "SELECT f.id" + from + cond + order + " LIMIT " + arg(q.Limit) + " OFFSET " + arg(q.Offset)
+	page = "SELECT " + fileColumns + " FROM (" + ids + ") page JOIN files f ON f.id = page.id JOIN objects o ON o.id = f.object_id" + order
+	return "SELECT COUNT(*)" + from + cond, page, countArgs, args
+}
+
+// listFiles returns one page of files and the total that match.
+func (s *Service) listFiles(ctx context.Context, q fileQuery) ([]*fileRecord, int, error) {
+	count, page, countArgs, pageArgs := s.filePage(q)
+	var total int
+	if err := s.db.QueryRow(ctx, count, countArgs...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("filehost: count files: %w", err)
+	}
+	if total == 0 || q.Offset >= total {
+		return []*fileRecord{}, total, nil
+	}
+	rows, err := s.db.Query(ctx, page, pageArgs...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("filehost: list files: %w", err)
 	}

@@ -35,8 +35,15 @@ func (s *Service) plaza(ctx context.Context, limit, offset int) ([]plazaItem, in
 	if err := s.db.QueryRow(ctx, "SELECT COUNT(*)"+fileFrom+cond, true, now).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("filehost: count plaza: %w", err)
 	}
-	rows, err := s.db.Query(ctx, "SELECT "+fileColumns+", u.username"+fileFrom+" JOIN users u ON u.id = f.user_id"+cond+
-		" ORDER BY f.created_at DESC, f.id DESC LIMIT $3 OFFSET $4", true, now, limit, offset)
+	if total == 0 || offset >= total {
+		return []plazaItem{}, total, nil
+	}
+	// The page's ids from files_public_paging and objects_type first, then
+	// those records whole (docs/design.md#paging).
+	const order = " ORDER BY f.created_at DESC, f.id DESC"
+	rows, err := s.db.Query(ctx, "SELECT "+fileColumns+", u.username FROM (SELECT f.id"+fileFrom+cond+order+
+		" LIMIT $3 OFFSET $4) page JOIN files f ON f.id = page.id JOIN objects o ON o.id = f.object_id JOIN users u ON u.id = f.user_id"+order,
+		true, now, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("filehost: plaza: %w", err)
 	}

@@ -1,0 +1,37 @@
+package blog
+
+import "context"
+
+// PostPageQuery returns the query of one page of a post list and its
+// arguments, as listPosts runs it from the list's start, for the tests of
+// its plan.
+func (b *Blog) PostPageQuery(public bool, status, categoryID, tagID string, limit, offset int) (string, []any) {
+	f := postFilter{Public: public, Status: status, CategoryID: categoryID, TagID: tagID}
+	return postPage(b.postWhere(f, b.now(), nil), public, span{limit: limit, offset: offset}, nil)
+}
+
+// AnchoredPostPageQuery is PostPageQuery for the page offset posts after
+// the post anchorID, as listPosts runs it with an anchor cached at
+// version.
+func (b *Blog) AnchoredPostPageQuery(ctx context.Context, public bool, status, categoryID, tagID, anchorID, version string,
+	limit, offset int) (string, []any, error) {
+	var k postKey
+	if err := b.db.QueryRow(ctx, "SELECT published_at, created_at, id FROM posts WHERE id = $1", anchorID).
+		Scan(&k.published, &k.created, &k.id); err != nil {
+		return "", nil, err
+	}
+	f := postFilter{Public: public, Status: status, CategoryID: categoryID, TagID: tagID}
+	q, args := postPage(b.postWhere(f, b.now(), &k), public, span{limit: limit, offset: offset}, &version)
+	return q, args, nil
+}
+
+// PostsVersion is the version the post lists' cache is valid for.
+func (b *Blog) PostsVersion(ctx context.Context) string {
+	var v string
+	_ = b.db.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", postsVersionKey).Scan(&v)
+	return v
+}
+
+// SetAnchorEvery spaces the anchors of the post lists every n posts, so
+// that tests reach them with a few posts. Call it before the first list.
+func (b *Blog) SetAnchorEvery(n int) { b.anchorEvery = n }
