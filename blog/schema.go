@@ -125,8 +125,9 @@ func migrations() []sqlstore.Migration {
 			// never prefers scanning and sorting it over posts_admin_paging
 			// for the administrator's list of one status.
 			`CREATE INDEX posts_category_paging ON posts (category_id, created_at DESC, id DESC, deleted_at) WHERE deleted_at IS NULL`,
-			// Whether a comment's post is live, without reading the post.
-			`CREATE INDEX posts_live ON posts (id, deleted_at)`,
+			// Whether a post is live (a comment's) or visible (the
+			// sidebar's tag counts), without reading the post.
+			`CREATE INDEX posts_live ON posts (id, deleted_at, status, published_at)`,
 			`DROP INDEX comments_post`,
 			`CREATE INDEX comments_post_paging ON comments (post_id, status, created_at, id)`,
 			`DROP INDEX comments_created`,

@@ -25,6 +25,7 @@ type Site struct {
 	changed changedChecks
 	state   atomic.Pointer[siteState] // the last one checked
 	renders renderCalls
+	side    atomic.Pointer[sidebarTerms] // the sidebar's, for one state
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built
@@ -89,18 +90,14 @@ func (s *Site) view(r *http.Request, title string) (*templates.View, error) {
 		u := "/pages/" + url.PathEscape(p.Slug)
 		v.Nav = append(v.Nav, templates.Link{Title: p.Title, URL: u, Current: r.URL.Path == u})
 	}
-	cats, err := s.b.usedCategories(ctx, sidebarMaxCategories)
+	side, err := s.sidebar(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cats {
+	for _, c := range side.cats {
 		v.Categories = append(v.Categories, templates.Term(c))
 	}
-	tags, err := s.b.usedTags(ctx, sidebarMaxTags)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tags {
+	for _, t := range side.tags {
 		v.Tags = append(v.Tags, templates.Term(t))
 	}
 	friends, err := s.b.activeFriends(ctx)

@@ -238,3 +238,41 @@ func (w *markingWriter) Write(p []byte) (int, error) {
 }
 
 func (w *markingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sidebarTerms are the sidebar's categories and tags with their counts of
+// visible posts: on a large blog the most expensive part of a page (they
+// count every visible post), and the same on every page.
+type sidebarTerms struct {
+	tag        stateTag
+	cats, tags []siteTerm
+}
+
+// sidebar returns the sidebar's terms. Where the counters see every
+// process they are kept for the site's state, like the pages, but are not
+// dropped with them when a burst ends: the next page rendered after a
+// quiet time then costs only its own queries.
+func (s *Site) sidebar(ctx context.Context) (*sidebarTerms, error) {
+	st := s.state.Load()
+	local := s.b.db.Changes().Local() && s.valid(st, s.b.now())
+	if local {
+		if side := s.side.Load(); side != nil && side.tag.equal(st.tag) {
+			return side, nil
+		}
+	}
+	cats, err := s.b.usedCategories(ctx, sidebarMaxCategories)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := s.b.usedTags(ctx, sidebarMaxTags)
+	if err != nil {
+		return nil, err
+	}
+	side := &sidebarTerms{cats: cats, tags: tags}
+	// The state was loaded before the queries: a write announced since
+	// has moved the counters, and this entry will not match.
+	if local {
+		side.tag = st.tag
+		s.side.Store(side)
+	}
+	return side, nil
+}

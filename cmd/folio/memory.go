@@ -31,11 +31,13 @@ type memoryReleaser struct {
 }
 
 // newMemoryReleaser releases with release, then hands the Go heap's free
-// pages back.
+// pages back and pages the program's code out. A kernel that cannot page
+// out keeps it, which only costs memory.
 func newMemoryReleaser(release func(context.Context)) *memoryReleaser {
 	return &memoryReleaser{release: func(ctx context.Context) {
 		release(ctx)
 		debug.FreeOSMemory()
+		_ = dropProgramPages()
 	}}
 }
 

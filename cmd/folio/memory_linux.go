@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// madvPageout is Linux's MADV_PAGEOUT (5.4 and later; older kernels refuse
+// it, and nothing happens).
+const madvPageout = 21
+
+// dropProgramPages gives back the pages of Folio's own program file that a
+// burst of requests pulled into memory: over 15 MiB of machine code and
+// read-only data, which the kernel maps in large blocks and keeps mapped
+// for good. Unmapping alone (MADV_DONTNEED) does not last: the next
+// instruction the runtime runs maps its whole block again. So they are
+// paged out (MADV_PAGEOUT): dropped from the page cache too, unless another
+// process maps them, and read back from disk, with readahead, by the first
+// requests that need them (docs/design.md#memory). Only mappings the
+// process can neither write nor has written are touched: a page the dynamic
+// loader relocated before making it read-only is the process's own copy.
+func dropProgramPages() error {
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return err
+	}
+	type mapping struct{ start, end uintptr }
+	var drop []mapping
+	candidate := false // the mapping last named may be dropped
+	sc := bufio.NewScanner(bytes.NewReader(smaps))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if lo, hi, ok := strings.Cut(fields[0], "-"); ok && len(fields) >= 5 {
+			candidate = false
+			if len(fields) < 6 || fields[5] != exe || strings.Contains(fields[1], "w") {
+				continue
+			}
+			start, err1 := strconv.ParseUint(lo, 16, 64)
+			end, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 != nil || err2 != nil || end <= start {
+				continue
+			}
+			drop = append(drop, mapping{uintptr(start), uintptr(end)})
+			candidate = true
+			continue
+		}
+		if candidate && fields[0] == "Anonymous:" && len(fields) >= 2 && fields[1] != "0" {
+			drop = drop[:len(drop)-1] // written pages: the process's own
+			candidate = false
+		}
+	}
+	for _, m := range drop {
+		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, madvPageout); e != 0 {
+			return e
+		}
+	}
+	return nil
+}
