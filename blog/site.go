@@ -26,6 +26,10 @@ type Site struct {
 	state   atomic.Pointer[siteState] // the last one checked
 	renders renderCalls
 	side    atomic.Pointer[sidebarTerms] // the sidebar's, for one state
+	hdr     struct {
+		csp, noCache []string
+		lastMod      atomic.Pointer[formattedTime]
+	}
 }
 
 // NewSite builds the site on b, rendering with e. e must have been built
@@ -34,7 +38,10 @@ func NewSite(b *Blog, e *templates.Engine) (*Site, error) {
 	if b == nil || e == nil {
 		return nil, errors.New("blog: NewSite needs a blog and a template engine")
 	}
-	return &Site{b: b, engine: e, started: b.now(), cache: newPageCache()}, nil
+	s := &Site{b: b, engine: e, started: b.now(), cache: newPageCache()}
+	s.hdr.csp = []string{siteCSP}
+	s.hdr.noCache = []string{"no-cache"}
+	return s, nil
 }
 
 // Feed and search bounds.

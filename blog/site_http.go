@@ -19,6 +19,10 @@ type answer struct {
 	ctype  string
 	body   []byte
 	etag   string // set by handle before the answer is cached or sent
+
+	// The header values it goes out with, made once (render): a cached
+	// page is sent many times.
+	hdr struct{ ctype, etag, length []string }
 }
 
 // siteHandler renders one classic-mode page.
@@ -105,6 +109,9 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, h siteHandler) (*a
 	}
 	sum := sha256.Sum256(a.body)
 	a.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
+	a.hdr.ctype = []string{a.ctype}
+	a.hdr.etag = []string{a.etag}
+	a.hdr.length = []string{strconv.Itoa(len(a.body))}
 	return a, nil
 }
 
@@ -123,35 +130,53 @@ const siteCSP = "default-src 'self'; script-src 'none'; object-src 'none'; img-s
 // write sends a. changed, when not zero, is when the site last changed, at
 // least settledAfter ago: it becomes Last-Modified.
 func (s *Site) write(w http.ResponseWriter, r *http.Request, a *answer, changed time.Time) {
+	// Keys in canonical form and values made once: this runs for every
+	// cached page. Value slices of length 1 are never appended to in place.
 	h := w.Header()
 	if strings.HasPrefix(a.ctype, "text/html") {
-		h.Set("Content-Security-Policy", siteCSP)
+		h["Content-Security-Policy"] = s.hdr.csp
 	}
-	h.Set("Content-Type", a.ctype)
-	h.Set("ETag", a.etag)
+	h["Content-Type"] = a.hdr.ctype
+	h["Etag"] = a.hdr.etag
 	// Pages change whenever content does: caches must ask every time, and
 	// the ETag makes asking cheap.
-	if h.Get("Cache-Control") == "" {
-		h.Set("Cache-Control", "no-cache")
+	if _, ok := h["Cache-Control"]; !ok {
+		h["Cache-Control"] = s.hdr.noCache
 	}
 	changed = changed.Truncate(time.Second)
 	if !changed.IsZero() {
-		h.Set("Last-Modified", changed.UTC().Format(http.TimeFormat))
+		h["Last-Modified"] = s.lastModified(changed)
 	}
 	status := a.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if status == http.StatusOK && notModified(r, a.etag, changed) {
-		h.Del("Content-Type")
+		delete(h, "Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	h["Content-Length"] = a.hdr.length
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(a.body)
 	}
+}
+
+// lastModified is the Last-Modified value of changed, formatted once per
+// change time.
+func (s *Site) lastModified(changed time.Time) []string {
+	if lm := s.hdr.lastMod.Load(); lm != nil && lm.at.Equal(changed) {
+		return lm.v
+	}
+	lm := &formattedTime{at: changed, v: []string{changed.UTC().Format(http.TimeFormat)}}
+	s.hdr.lastMod.Store(lm)
+	return lm.v
+}
+
+type formattedTime struct {
+	at time.Time
+	v  []string
 }
 
 // notModified reports whether the client's copy is the current body:

@@ -16,6 +16,7 @@ type linkTarget struct {
 	name      string // the oldest live record's origin_name, for downloads
 	liveUntil int64  // when the last live record expires (sqlstore time); 0: never
 	cached    bool   // came from s.links, so its bytes may be gone
+	sent      sendings
 }
 
 // expired reports whether every record of the target has expired at now

@@ -47,17 +47,17 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				s.serverError(w, r, err)
 				return
 			}
-			disposition := "inline"
+			sv := t.sent.inline
 			if prefix == "f" {
-				disposition = "attachment"
+				sv = t.sent.attachment
 			}
-			w.Header().Set("Content-Disposition", contentDisposition(disposition, t.name))
 			if f == nil {
-				serveBytes(w, r, body, t.mimetype, `"`+t.md5+`"`, t.createdAt)
+				serveBytes(w, r, body, sv)
 				return
 			}
 			defer f.Close()
-			serveContent(w, r, f, t.mimetype, `"`+t.md5+`"`, t.createdAt)
+			w.Header()["Content-Disposition"] = sv.hdr.disposition
+			serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 			return
 		}
 		s.notFound(w, r)
@@ -128,30 +128,78 @@ func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimet
 	http.ServeContent(w, r, "", modified, f)
 }
 
+// sending is how some stored content goes out: its validators, and its
+// header values made once, when its link target is read, since a hot
+// link is sent many times. Value slices of length 1 are never appended to
+// in place, so responses may share them.
+type sending struct {
+	mimetype, etag string
+	modified       time.Time
+	hdr            struct{ ctype, etag, lastMod, disposition []string }
+	sandbox        bool
+}
+
+func newSending(mimetype, etag string, modified time.Time, disposition string) *sending {
+	sv := &sending{mimetype: mimetype, etag: etag, modified: modified, sandbox: !inlineSafe(mimetype)}
+	sv.hdr.ctype = []string{mimetype}
+	sv.hdr.etag = []string{etag}
+	if !modified.IsZero() && !modified.Equal(time.Unix(0, 0)) {
+		sv.hdr.lastMod = []string{modified.UTC().Format(http.TimeFormat)}
+	}
+	if disposition != "" {
+		sv.hdr.disposition = []string{disposition}
+	}
+	return sv
+}
+
+// sendings are a link target's ways out: inline (/i/, /v/, /a/),
+// attachment (/f/) and its thumbnail (/t/).
+type sendings struct{ inline, attachment, thumb *sending }
+
+func newSendings(t linkTarget) sendings {
+	etag := `"` + t.md5 + `"`
+	return sendings{
+		inline:     newSending(t.mimetype, etag, t.createdAt, contentDisposition("inline", t.name)),
+		attachment: newSending(t.mimetype, etag, t.createdAt, contentDisposition("attachment", t.name)),
+		thumb:      newSending(thumbType(thumbJPEG(t.mimetype)), `"t-`+t.md5+`"`, t.createdAt, ""),
+	}
+}
+
 // serveBytes sends content held in memory. A plain GET or HEAD, with or
 // without If-None-Match, is answered here, the body in one Write (the
 // headers share the first packet); ranges and the other conditions, rare
 // from browsers and image clients, go through http.ServeContent, which
 // answers them as it does for files.
-func serveBytes(w http.ResponseWriter, r *http.Request, b []byte, mimetype, etag string, modified time.Time) {
+func serveBytes(w http.ResponseWriter, r *http.Request, b []byte, sv *sending) {
+	h := w.Header()
+	if sv.hdr.disposition != nil {
+		h["Content-Disposition"] = sv.hdr.disposition
+	}
 	for _, k := range [...]string{"Range", "If-Range", "If-Match", "If-Unmodified-Since", "If-Modified-Since"} {
-		if r.Header.Get(k) != "" {
-			serveContent(w, r, bytes.NewReader(b), mimetype, etag, modified)
+		if _, ok := r.Header[k]; ok {
+			serveContent(w, r, bytes.NewReader(b), sv.mimetype, sv.etag, sv.modified)
 			return
 		}
 	}
-	h := w.Header()
-	contentHeaders(h, mimetype, etag)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagListed(inm, etag) {
-		h.Del("Content-Type") // as http.ServeContent's 304
+	h["Content-Type"] = sv.hdr.ctype
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	h["Etag"] = sv.hdr.etag
+	if _, ok := h["Cache-Control"]; !ok { // a share link's bytes set their own
+		h["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
+	}
+	if sv.sandbox {
+		h["Content-Security-Policy"] = []string{"sandbox"}
+	}
+	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagListed(strings.Join(inm, ","), sv.etag) {
+		delete(h, "Content-Type") // as http.ServeContent's 304
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if !modified.IsZero() && !modified.Equal(time.Unix(0, 0)) {
-		h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	if sv.hdr.lastMod != nil {
+		h["Last-Modified"] = sv.hdr.lastMod
 	}
-	h.Set("Accept-Ranges", "bytes")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h["Accept-Ranges"] = []string{"bytes"}
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(b)

@@ -43,6 +43,7 @@ func (s *Service) targetByHash(ctx context.Context, h string, fresh bool, v uint
 	if until != math.MaxInt64 {
 		t.liveUntil = until
 	}
+	t.sent = newSendings(t)
 	s.links.put(h, t, v)
 	return t, true, nil
 }

@@ -23,12 +23,11 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		if !ok || !thumbnailable(t.mimetype) {
 			break
 		}
-		etag := `"t-` + t.md5 + `"`
-		isJPEG := thumbJPEG(t.mimetype)
-		key, ctype := thumbKey(t.objectID, isJPEG), thumbType(isJPEG)
+		sv := t.sent.thumb
+		key := thumbKey(t.objectID, thumbJPEG(t.mimetype))
 		if local {
 			if b, ok := s.links.bytesOf(key, v); ok {
-				serveBytes(w, r, b, ctype, etag, t.createdAt)
+				serveBytes(w, r, b, sv)
 				return
 			}
 		}
@@ -51,12 +50,12 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 			}
 			if ok {
 				s.links.keep(key, b, v)
-				serveBytes(w, r, b, ctype, etag, t.createdAt)
+				serveBytes(w, r, b, sv)
 				return
 			}
 		}
 		defer f.Close()
-		serveContent(w, r, f, ctype, etag, t.createdAt)
+		serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 		return
 	}
 	s.notFound(w, r)

@@ -107,7 +107,7 @@ func pathOf(t *testing.T, link string) string {
 
 // testPNG is a small PNG of random pixels, so that every test uploads new
 // bytes.
-func testPNG(t *testing.T) []byte {
+func testPNG(t testing.TB) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, 40, 30))
 	rand.Read(img.Pix)

@@ -21,14 +21,14 @@ import (
 )
 
 // newTestApp wires the whole of Folio on a fresh database and temp storage.
-func newTestApp(t *testing.T) (*app, *httpxtest.Client) {
+func newTestApp(t testing.TB) (*app, *httpxtest.Client) {
 	t.Helper()
 	return newTestAppOn(t, sqlstoretest.NewConfig(t))
 }
 
 // newTestAppOn wires the whole of Folio on the database db names, which may
 // already hold data, and temp storage; env adds FOLIO_* settings.
-func newTestAppOn(t *testing.T, db sqlstoretest.Config, env ...string) (*app, *httpxtest.Client) {
+func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *httpxtest.Client) {
 	t.Helper()
 	cfg, err := LoadConfig("", nil, append([]string{
 		"FOLIO_DATABASE_DRIVER=" + db.Driver,
