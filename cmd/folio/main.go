@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"folio/sqlstore"
 )
 
 // version is set at link time with -ldflags "-X main.version=…".
@@ -147,6 +149,7 @@ func newLoggerAsync(cfg *Config, logs *asyncLog) *slog.Logger {
 }
 
 func runServe(configFlag string, stderr io.Writer) int {
+	sqlstore.LimitCHeap()
 	cfg, err := loadConfig(configFlag, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
