@@ -94,6 +94,13 @@ func fsck(ctx context.Context, cfg *Config, opt filehost.CheckOptions, logger *s
 		return filehost.Report{}, err
 	}
 	defer db.Close()
+	if opt.Fix {
+		// Repairs that delete records announce it to the running servers'
+		// caches (docs/design.md#caches-across-processes).
+		if err := db.ShareChanges(ctx); err != nil {
+			return filehost.Report{}, err
+		}
+	}
 	store, err := storage.NewLocal(cfg.StorageDir)
 	if err != nil {
 		return filehost.Report{}, err
