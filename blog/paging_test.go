@@ -74,6 +74,25 @@ func walkList(t *testing.T, c *httpxtest.Client, path string, size int) []string
 }
 
 // expectIDs compares a list's ids with the wanted rows' ids, in order.
+// expectEveryPage walks path at several page sizes and expects the rows
+// of all that keep takes, in order.
+func expectEveryPage(t *testing.T, c *httpxtest.Client, path string, all []seeded, keep func(seeded) bool, order func(a, b seeded) int) {
+	t.Helper()
+	var w []seeded
+	for _, s := range all {
+		if keep(s) {
+			w = append(w, s)
+		}
+	}
+	slices.SortFunc(w, order)
+	if len(w) < 3 {
+		t.Fatalf("the seed gives %s %d rows: too few to page", path, len(w))
+	}
+	for _, size := range []int{1, 4, 7, 100} {
+		expectIDs(t, fmt.Sprintf("%s, %d a page", path, size), walkList(t, c, path, size), w)
+	}
+}
+
 func expectIDs(t *testing.T, what string, got []string, want []seeded) {
 	t.Helper()
 	w := make([]string, len(want))
@@ -295,19 +314,7 @@ func TestCommentListPagesAreSlicesOfThePlainOrder(t *testing.T) {
 			func(c seeded) bool { return live(c) && strings.Contains(c.title, "needle") }, newest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var w []seeded
-			for _, c := range comments {
-				if tt.keep(c) {
-					w = append(w, c)
-				}
-			}
-			slices.SortFunc(w, tt.order)
-			if len(w) < 3 {
-				t.Fatalf("the seed gives this list %d comments: too few to page", len(w))
-			}
-			for _, size := range []int{1, 4, 7, 100} {
-				expectIDs(t, fmt.Sprintf("%s, %d a page", tt.path, size), walkList(t, e.admin, tt.path, size), w)
-			}
+			expectEveryPage(t, e.admin, tt.path, comments, tt.keep, tt.order)
 		})
 	}
 }
@@ -346,19 +353,7 @@ func TestPageListPagesAreSlicesOfThePlainOrder(t *testing.T) {
 		{"admin drafts", "/api/v1/admin/pages?status=draft", func(p seeded) bool { return !p.deleted && p.status == "draft" }, newest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var w []seeded
-			for _, p := range pages {
-				if tt.keep(p) {
-					w = append(w, p)
-				}
-			}
-			slices.SortFunc(w, tt.order)
-			if len(w) < 3 {
-				t.Fatalf("the seed gives this list %d pages: too few to page", len(w))
-			}
-			for _, size := range []int{1, 4, 7, 100} {
-				expectIDs(t, fmt.Sprintf("%s, %d a page", tt.path, size), walkList(t, e.admin, tt.path, size), w)
-			}
+			expectEveryPage(t, e.admin, tt.path, pages, tt.keep, tt.order)
 		})
 	}
 }

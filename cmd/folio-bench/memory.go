@@ -169,13 +169,17 @@ func startFolio(bin, dir, dsn, logPath string) (*folioProcess, error) {
 	return nil, errors.New("folio did not answer within 60 s")
 }
 
-func (p *folioProcess) stop() {
-	p.cmd.Process.Signal(os.Interrupt)
+func (p *folioProcess) stop() { stopProcess(p.cmd, p.done, os.Interrupt, 35*time.Second) }
+
+// stopProcess asks cmd to finish with sig and kills it when it has not
+// within grace; done closes when it has exited.
+func stopProcess(cmd *exec.Cmd, done <-chan struct{}, sig os.Signal, grace time.Duration) {
+	cmd.Process.Signal(sig)
 	select {
-	case <-p.done:
-	case <-time.After(35 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
+	case <-done:
+	case <-time.After(grace):
+		cmd.Process.Kill()
+		<-done
 	}
 }
 

@@ -754,12 +754,4 @@ http {
 
 // stop asks nginx to finish (SIGQUIT: graceful) and kills it if it has not
 // within 10 s.
-func (n *nginxProcess) stop() {
-	n.cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-n.done:
-	case <-time.After(10 * time.Second):
-		n.cmd.Process.Kill()
-		<-n.done
-	}
-}
+func (n *nginxProcess) stop() { stopProcess(n.cmd, n.done, syscall.SIGQUIT, 10*time.Second) }
