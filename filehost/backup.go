@@ -1,0 +1,58 @@
+package filehost
+
+import (
+	"context"
+	"fmt"
+
+	"folio/sqlstore"
+)
+
+// Backups (folio backup, docs/backup.md) hold a snapshot of the database and
+// the bytes its records point at. These two functions tell a backup what
+// that is, from the records alone, so they work on a snapshot as well as on
+// a live database.
+
+// BackupKeys calls fn, in key order, with the storage key of every object
+// db records and, right after each one that may have a thumbnail, the key
+// its cached thumbnail would have (thumb true). A thumbnail is a cache made
+// on first request: its key may hold nothing, and a backup without it
+// loses nothing the server cannot make again.
+func BackupKeys(ctx context.Context, db *sqlstore.DB, fn func(key string, thumb bool) error) error {
+	rows, err := db.Query(ctx, "SELECT id, storage_key, mimetype, width, height FROM objects ORDER BY storage_key")
+	if err != nil {
+		return fmt.Errorf("filehost: list objects: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, key, mimetype string
+		var width, height int
+		if err := rows.Scan(&id, &key, &mimetype, &width, &height); err != nil {
+			return fmt.Errorf("filehost: list objects: %w", err)
+		}
+		if err := fn(key, false); err != nil {
+			return err
+		}
+		if canThumbnail(mimetype, width, height) {
+			if err := fn(thumbKey(id, thumbJPEG(mimetype)), true); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("filehost: list objects: %w", err)
+	}
+	return nil
+}
+
+// ForgetIntents deletes every storage intent of a database copy taken for
+// a backup. They are the unfinished work of the processes that served the
+// original: a placement whose record was not yet written, or a deletion
+// whose record is already gone. Either way no record of the copy points at
+// their keys, so the backup holds none of those bytes, and there is nothing
+// left for a janitor to settle.
+func ForgetIntents(ctx context.Context, db *sqlstore.DB) error {
+	if _, err := db.Exec(ctx, "DELETE FROM storage_intents"); err != nil {
+		return fmt.Errorf("filehost: forget storage intents: %w", err)
+	}
+	return nil
+}
