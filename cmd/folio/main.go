@@ -3,6 +3,8 @@
 //
 //	folio [-config PATH] [serve]   run the server (the default)
 //	folio fsck [-fix [-force]] [-json]  check stored files against the records
+//	folio backup [-force] FILE.tar.gz   write the database and every stored file to FILE
+//	folio restore FILE.tar.gz      verify FILE and restore it into an empty data directory
 //	folio hash-password            read a password on stdin, print its bcrypt hash
 //	folio version                  print the version
 package main
@@ -41,7 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	configFlag := fs.String("config", "", "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio [-config PATH] [serve | fsck [-fix [-force]] [-json] | hash-password | version]")
+		fmt.Fprintln(stderr, "usage: folio [-config PATH] [serve | fsck [-fix [-force]] [-json] | backup [-force] FILE.tar.gz | restore FILE.tar.gz | hash-password | version]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,8 +52,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, rest := "serve", fs.Args()
 	if len(rest) > 0 {
 		cmd, rest = rest[0], rest[1:]
-		if cmd == "fsck" { // it has flags of its own
+		switch cmd { // these have flags and arguments of their own
+		case "fsck":
 			return runFsck(*configFlag, rest, stdout, stderr)
+		case "backup":
+			return runBackup(*configFlag, rest, stdin, stdout, stderr)
+		case "restore":
+			return runRestore(*configFlag, rest, stdin, stdout, stderr)
 		}
 		// Flags may also follow the subcommand: folio serve -config x.conf
 		if err := fs.Parse(rest); err != nil {
