@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"reflect"
@@ -13,7 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"folio/httpx"
 )
@@ -59,39 +61,154 @@ type response struct {
 	description string
 	content     map[string]schema
 	headers     map[string]any
+	// ref, when set, names the same response in components.responses,
+	// where the document keeps the error answers most operations share.
+	ref string
 }
 
 // openAPIDoc serves the document: the same bytes for every request, with an
-// ETag, so a client revalidates instead of downloading it again.
+// ETag, so a client revalidates instead of downloading it again. It is made
+// on first request, to keep start-up fast, and only the gzipped bytes are
+// kept (about a tenth of the text): a client that does not take gzip gets
+// them inflated as they are sent.
 type openAPIDoc struct {
-	body []byte
-	etag string
+	routes  []httpx.Route
+	version string
+
+	once sync.Once
+	err  error
+	gz   []byte // the document, gzipped
+	size int    // its length inflated
+	etag string // of the inflated document; the gzipped one's adds -gzip
 }
 
-// build makes the document of routes; its error names what has no
-// operation.
-func (d *openAPIDoc) build(routes []httpx.Route, version string) error {
-	doc, err := openAPIDocument(routes, version)
+// prepare takes the routes the document describes. Its error names a route
+// without an operation, so that start-up fails on one.
+func (d *openAPIDoc) prepare(routes []httpx.Route, version string) error {
+	if err := missingOperations(routes, operations()); err != nil {
+		return err
+	}
+	d.routes, d.version = routes, version
+	return nil
+}
+
+// missingOperations names the routes that ops does not describe.
+func missingOperations(routes []httpx.Route, ops map[string]operation) error {
+	var missing []string
+	for _, rt := range routes {
+		if rt.Fallback {
+			continue
+		}
+		for _, key := range documentedOps(rt.Pattern) {
+			if _, ok := ops[key]; !ok {
+				missing = append(missing, key+" (route "+rt.Pattern+")")
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("openapi: no operation in cmd/folio/openapi_ops.go for %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// load makes the document once.
+func (d *openAPIDoc) load() error {
+	d.once.Do(func() { d.err = d.build() })
+	return d.err
+}
+
+func (d *openAPIDoc) build() error {
+	doc, err := openAPIDocument(d.routes, d.version)
 	if err != nil {
 		return err
 	}
-	body, err := json.MarshalIndent(doc, "", "  ")
+	body, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("openapi: encode: %w", err)
 	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return fmt.Errorf("openapi: compress: %w", err)
+	}
+	if _, err := zw.Write(body); err != nil {
+		return fmt.Errorf("openapi: compress: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("openapi: compress: %w", err)
+	}
 	sum := sha256.Sum256(body)
-	d.body = append(body, '\n')
-	d.etag = `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	d.gz = bytes.Clone(buf.Bytes())
+	d.size = len(body)
+	d.etag = base64.RawURLEncoding.EncodeToString(sum[:16])
 	return nil
 }
 
 func (d *openAPIDoc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := d.load(); err != nil {
+		httpx.BlogAPI.Error(w, r, err)
+		return
+	}
+	gzipped := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	etag := `"` + d.etag + `"`
+	if gzipped {
+		etag = `"` + d.etag + `-gzip"`
+	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("ETag", d.etag)
+	h.Set("ETag", etag)
 	// Cacheable, but revalidated: the document changes with the binary.
 	h.Set("Cache-Control", "public, no-cache")
-	http.ServeContent(w, r, "openapi.json", time.Time{}, bytes.NewReader(d.body))
+	h.Set("Vary", "Accept-Encoding")
+	if inm := r.Header.Get("If-None-Match"); inm != "" && d.matches(inm) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if gzipped {
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.Itoa(len(d.gz)))
+	} else {
+		h.Set("Content-Length", strconv.Itoa(d.size))
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if gzipped {
+		_, _ = w.Write(d.gz)
+		return
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(d.gz))
+	if err != nil {
+		httpx.Logger(r).Error("openapi: inflate the document", "err", err)
+		return
+	}
+	_, _ = io.Copy(w, zr) // a failed write is the client gone
+}
+
+// matches reports whether an If-None-Match list names either form of the
+// document (weak comparison, RFC 9110 section 13.1.2).
+func (d *openAPIDoc) matches(list string) bool {
+	for _, tag := range strings.Split(list, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == `"`+d.etag+`"` || tag == `"`+d.etag+`-gzip"` {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether an Accept-Encoding value takes gzip.
+func acceptsGzip(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		return !ok || strings.Trim(q, "0.") != ""
+	}
+	return false
 }
 
 // documentedAs maps a registered pattern to the operations, "METHOD /path",
@@ -128,29 +245,25 @@ func documentedOps(pattern string) []string {
 // openAPIDocument assembles the document of routes.
 func openAPIDocument(routes []httpx.Route, version string) (schema, error) {
 	ops := operations()
+	if err := missingOperations(routes, ops); err != nil {
+		return nil, err
+	}
 	paths := map[string]schema{}
-	var missing []string
+	shared := map[string]schema{} // components.responses that operations use
 	for _, rt := range routes {
 		if rt.Fallback {
 			continue
 		}
 		for _, key := range documentedOps(rt.Pattern) {
-			op, ok := ops[key]
-			if !ok {
-				missing = append(missing, key+" (route "+rt.Pattern+")")
-				continue
-			}
+			op := ops[key]
 			method, path, _ := strings.Cut(key, " ")
 			item := paths[path]
 			if item == nil {
 				item = schema{}
 				paths[path] = item
 			}
-			item[strings.ToLower(method)] = op.render(path, rt)
+			item[strings.ToLower(method)] = op.render(path, rt, shared)
 		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("openapi: no operation in cmd/folio/openapi_ops.go for %s", strings.Join(missing, ", "))
 	}
 	return schema{
 		"openapi": "3.1.0",
@@ -166,12 +279,13 @@ func openAPIDocument(routes []httpx.Route, version string) (schema, error) {
 		"servers":    []schema{{"url": "/", "description": "The server answering this document."}},
 		"tags":       openAPITags(),
 		"paths":      paths,
-		"components": components(),
+		"components": components(shared),
 	}, nil
 }
 
-// render writes op as an OpenAPI operation object on path, served by rt.
-func (op operation) render(path string, rt httpx.Route) schema {
+// render writes op as an OpenAPI operation object on path, served by rt,
+// adding the shared responses it refers to to shared.
+func (op operation) render(path string, rt httpx.Route, shared map[string]schema) schema {
 	out := schema{
 		"operationId": op.id,
 		"summary":     op.summary,
@@ -215,6 +329,10 @@ func (op operation) render(path string, rt httpx.Route) schema {
 		if len(r.headers) > 0 {
 			obj["headers"] = r.headers
 		}
+		if r.ref != "" {
+			shared[r.ref] = obj
+			obj = schema{"$ref": "#/components/responses/" + r.ref}
+		}
 		responses[strconv.Itoa(r.status)] = obj
 	}
 	out["responses"] = responses
@@ -238,20 +356,28 @@ func (op operation) withQueryError(rt httpx.Route) []response {
 		if r.status != http.StatusBadRequest {
 			continue
 		}
+		own, ok := r.content[mediaType]
+		if ok && reflect.DeepEqual(own, s) {
+			return rs
+		}
 		content := maps.Clone(r.content)
 		if content == nil {
 			content = map[string]schema{}
 		}
-		if own, ok := content[mediaType]; !ok {
-			content[mediaType] = s
-		} else if !reflect.DeepEqual(own, s) {
+		content[mediaType] = s
+		if ok {
 			content[mediaType] = schema{"anyOf": []schema{own, s}}
 		}
-		rs[i].content = content
+		rs[i].content, rs[i].ref = content, ""
 		return rs
 	}
-	rs = append(rs, response{status: http.StatusBadRequest, description: "The query string holds text no database can store (`invalid query string`).",
-		content: map[string]schema{mediaType: s}})
+	if rt.Pages {
+		rs = append(rs, response{status: http.StatusBadRequest, description: "The query string holds text no database can store (`invalid query string`).",
+			content: map[string]schema{mediaType: s}})
+	} else {
+		name := strings.TrimPrefix(s["$ref"].(string), "#/components/schemas/")
+		rs = append(rs, errs(name, []int{http.StatusBadRequest})...)
+	}
 	slices.SortFunc(rs, func(a, b response) int { return a.status - b.status })
 	return rs
 }

@@ -138,7 +138,7 @@ func errsLsky(statuses ...int) []response { return errs("LskyError", statuses) }
 func errs(name string, statuses []int) []response {
 	out := make([]response, len(statuses))
 	for i, st := range statuses {
-		out[i] = response{status: st, description: errorText(st), content: jsonContent(ref(name)), headers: errorHeaders(st)}
+		out[i] = response{status: st, description: errorText(st), content: jsonContent(ref(name)), headers: errorHeaders(st), ref: name + strconv.Itoa(st)}
 	}
 	return out
 }
@@ -266,9 +266,11 @@ func sizeParam() schema {
 
 func keywordParam() schema { return queryParam("keyword", stringOf(""), "Text to search for.") }
 
-// components holds the security schemes and every named schema.
-func components() schema {
+// components holds the security schemes, every named schema and the
+// shared responses.
+func components(responses map[string]schema) schema {
 	return schema{
+		"responses": responses,
 		"securitySchemes": schema{
 			"bearerToken": schema{"type": "http", "scheme": "bearer",
 				"description": "An access token (`fa1.…`, 2 hours, from `POST /api/v1/auth/login`) or an API token (`folio_…`, from `POST /api/v1/tokens`). " +

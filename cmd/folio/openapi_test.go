@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"maps"
 	"math"
 	"mime"
@@ -109,7 +111,7 @@ func TestOpenAPIRefusesARouteWithoutOperation(t *testing.T) {
 	extra := routes[0]
 	extra.Pattern = "GET /api/v1/not-in-the-table"
 	var d openAPIDoc
-	err := d.build(append(routes, extra), "test")
+	err := d.prepare(append(routes, extra), "test")
 	if err == nil || !strings.Contains(err.Error(), "GET /api/v1/not-in-the-table") {
 		t.Fatalf("build = %v, want an error naming the route", err)
 	}
@@ -231,9 +233,12 @@ func resolve(doc map[string]any, ref string) map[string]any {
 
 func TestOpenAPIIsServedCacheable(t *testing.T) {
 	_, c := newTestAppOn(t, sqlstoretest.NewConfig(t), "FOLIO_RENDER_ENABLE_CORS=true")
-	res := c.Do("GET", "/api/v1/openapi.json", nil).Expect(200)
+	res := c.Do("GET", "/api/v1/openapi.json", nil, "Accept-Encoding", "identity").Expect(200)
 	if ct := res.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("Content-Type %q", ct)
+	}
+	if !json.Valid(res.Body) || res.Header.Get("Content-Length") != strconv.Itoa(len(res.Body)) {
+		t.Errorf("%d bytes, Content-Length %q, valid JSON %v", len(res.Body), res.Header.Get("Content-Length"), json.Valid(res.Body))
 	}
 	etag := res.Header.Get("ETag")
 	if !strings.HasPrefix(etag, `"`) || len(etag) < 10 {
@@ -245,15 +250,36 @@ func TestOpenAPIIsServedCacheable(t *testing.T) {
 	if res.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Error("no CORS header with render.enable_cors on")
 	}
-	again := c.Do("GET", "/api/v1/openapi.json", nil).Expect(200)
-	if !bytes.Equal(again.Body, res.Body) || again.Header.Get("ETag") != etag {
-		t.Error("the document changed between two requests")
+
+	// Gzipped, as most clients take it: the same document.
+	gz := c.Do("GET", "/api/v1/openapi.json", nil, "Accept-Encoding", "br, gzip").Expect(200)
+	gzTag := gz.Header.Get("ETag")
+	if gz.Header.Get("Content-Encoding") != "gzip" || gzTag == etag || gz.Header.Get("Content-Length") != strconv.Itoa(len(gz.Body)) {
+		t.Errorf("gzip: Content-Encoding %q, ETag %q, Content-Length %q for %d bytes", gz.Header.Get("Content-Encoding"), gzTag, gz.Header.Get("Content-Length"), len(gz.Body))
 	}
-	if nm := c.Do("GET", "/api/v1/openapi.json", nil, "If-None-Match", etag).Expect(304); len(nm.Body) != 0 {
-		t.Errorf("304 with a body: %q", nm.Body)
+	zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inflated, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(inflated, res.Body) {
+		t.Errorf("the gzipped document differs (%v)", err)
+	}
+	if len(gz.Body)*4 > len(res.Body) {
+		t.Errorf("gzip: %d bytes of %d", len(gz.Body), len(res.Body))
+	}
+	c.Do("GET", "/api/v1/openapi.json", nil, "Accept-Encoding", "gzip;q=0").Expect(200)
+	if again := c.Do("GET", "/api/v1/openapi.json", nil, "Accept-Encoding", "gzip;q=0"); again.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip sent to a client refusing it")
+	}
+
+	for _, tag := range []string{etag, gzTag, "W/" + etag, `"other", ` + gzTag, "*"} {
+		if nm := c.Do("GET", "/api/v1/openapi.json", nil, "If-None-Match", tag, "Accept-Encoding", "identity").Expect(304); len(nm.Body) != 0 {
+			t.Errorf("304 with a body: %q", nm.Body)
+		}
 	}
 	c.Do("GET", "/api/v1/openapi.json", nil, "If-None-Match", `"other"`).Expect(200)
-	head := c.Do("HEAD", "/api/v1/openapi.json", nil).Expect(200)
+	head := c.Do("HEAD", "/api/v1/openapi.json", nil, "Accept-Encoding", "identity").Expect(200)
 	if len(head.Body) != 0 || head.Header.Get("ETag") != etag || head.Header.Get("Content-Length") != strconv.Itoa(len(res.Body)) {
 		t.Errorf("HEAD: body %d bytes, ETag %q, Content-Length %q", len(head.Body), head.Header.Get("ETag"), head.Header.Get("Content-Length"))
 	}
@@ -262,6 +288,27 @@ func TestOpenAPIIsServedCacheable(t *testing.T) {
 		t.Errorf("preflight Allow %q", pre.Header.Get("Allow"))
 	}
 	c.Do("POST", "/api/v1/openapi.json", nil).Expect(405)
+}
+
+func TestOpenAPIAcceptsGzip(t *testing.T) {
+	tests := []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"gzip", true},
+		{"deflate, gzip;q=1.0, *;q=0.5", true},
+		{"GZIP ; q=0.5", true},
+		{"gzip;q=0", false},
+		{"gzip; q=0.000", false},
+		{"identity", false},
+		{"x-gzip", false},
+	}
+	for _, tt := range tests {
+		if got := acceptsGzip(tt.header); got != tt.want {
+			t.Errorf("acceptsGzip(%q) = %v", tt.header, got)
+		}
+	}
 }
 
 // TestOpenAPISecurityMatchesTheRoutes asks every GET the document calls
@@ -494,6 +541,9 @@ func (v *docValidator) response(op, url string, res *httpxtest.Response) {
 		v.t.Errorf("%s %s: status %d is not documented; body %.300s", op, url, res.Status, res.Body)
 		return
 	}
+	if ref, ok := r["$ref"].(string); ok {
+		r = resolve(v.doc, ref)
+	}
 	content, _ := r["content"].(map[string]any)
 	if len(res.Body) == 0 || res.Status >= 300 && res.Status < 400 {
 		return // a redirect's body is a courtesy of net/http
@@ -633,4 +683,39 @@ func asStrings(v any) []string {
 		}
 	}
 	return out
+}
+
+// TestOpenAPIDocumentsEveryAnswerToASweep sends every operation, bodiless
+// and with placeholder path values, as a stranger, as the administrator's
+// API token and as the administrator's console session, and holds each
+// answer to the document.
+func TestOpenAPIDocumentsEveryAnswerToASweep(t *testing.T) {
+	_, c := newTestApp(t)
+	doc := servedOpenAPI(t, c)
+	v := &docValidator{t: t, doc: doc}
+	var login struct {
+		Data struct {
+			Access string `json:"access_token"`
+		}
+	}
+	res := c.Clone().Do("POST", "/api/v1/auth/login", map[string]string{"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	if err := json.Unmarshal(res.Body, &login); err != nil {
+		t.Fatal(err)
+	}
+	bearer := c.Clone()
+	bearer.Header.Set("Authorization", "Bearer "+login.Data.Access)
+	browser := consoleAdmin(t, c)
+	browser.Header.Set("Origin", c.Base)
+	browser.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	ops := slices.Sorted(maps.Keys(documentOperations(doc)))
+	for _, who := range []*httpxtest.Client{c.Clone(), bearer, browser} {
+		for _, op := range ops {
+			method, path, _ := strings.Cut(op, " ")
+			url := pathWildcard.ReplaceAllString(path, "0190aaaa-0000-7000-8000-000000000000")
+			if op == "POST /console/logout" || op == "POST /api/v1/admin/auth/logout" || op == "POST /console/account/sessions/revoke-others" {
+				continue // would end the sweep's own session
+			}
+			v.response(op, url, who.Do(method, url, nil))
+		}
+	}
 }

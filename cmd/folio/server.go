@@ -147,7 +147,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	files.Routes(a.router)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
-	if err := a.openapi.build(a.router.Routes(), buildVersion()); err != nil {
+	if err := a.openapi.prepare(a.router.Routes(), buildVersion()); err != nil {
 		return fail(err)
 	}
 
