@@ -350,6 +350,11 @@ func componentSchemas() schema {
 	for k, v := range settings {
 		settingsPatch[k] = schema{"type": "object", "properties": v["properties"]}
 	}
+	// Lists are accepted as one comma-separated string or as an array.
+	list := schema{"anyOf": []schema{stringOf("Comma-separated."), array(stringOf(""))}}
+	uploadPatch := maps.Clone(settings["upload"]["properties"].(map[string]schema))
+	uploadPatch["forbidden_exts"], uploadPatch["allowed_types"] = list, list
+	settingsPatch["upload"] = schema{"type": "object", "properties": uploadPatch}
 	links := map[string]schema{"url": stringOf("The short link."), "thumbnail_url": stringOf(""), "markdown": stringOf(""), "html": stringOf(""),
 		"bbcode": stringOf(""), "delete_url": stringOf(""), "markdown_with_link": stringOf("")}
 	file := map[string]schema{
@@ -453,7 +458,7 @@ func componentSchemas() schema {
 			"record_bytes": integer(""), "storage_bytes": integer(""), "dedup_savings_bytes": integer(""),
 			"by_type":   array(object(map[string]schema{"file_type": stringOf(""), "files": integer(""), "bytes": integer("")})),
 			"top_users": array(object(map[string]schema{"user_id": stringOf(""), "username": stringOf(""), "role": stringOf(""), "files": integer(""), "bytes": integer("")}))}),
-		"AdminUserInput": object(map[string]schema{"username": stringOf(""), "email": stringOf(""), "password": stringOf(""), "role": enum("", "admin", "user"), "quota_bytes": integer("Omitted: `upload.default_quota_bytes`.")}, "quota_bytes"),
+		"AdminUserInput": object(map[string]schema{"username": stringOf(""), "email": stringOf(""), "password": stringOf(""), "role": enum("Default `user`.", "admin", "user"), "quota_bytes": integer("Omitted: `upload.default_quota_bytes`.")}, "role", "quota_bytes"),
 		"AdminUserPatch": patch(map[string]schema{"status": enum("", "active", "disabled"), "role": enum("", "admin", "user"), "quota_bytes": integer(""), "password": stringOf("")}),
 	}
 }
