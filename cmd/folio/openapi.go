@@ -20,10 +20,10 @@ import (
 	"folio/httpx"
 )
 
-// The OpenAPI document (docs/api.md#openapi) is built once at start-up from
-// the router's own route table and the operation table of openapi_ops.go: a
-// route without an operation stops start-up, and the test of openapi_test.go
-// fails on an operation without a route, so the two cannot drift apart.
+// The OpenAPI document (docs/api.md#openapi) is made from the router's own
+// route table and the operation table of openapi_ops.go: a route without an
+// operation stops start-up, and the tests of openapi_test.go fail on an
+// operation without a route, so the two cannot drift apart.
 
 // schema is a JSON Schema (OpenAPI 3.1 uses JSON Schema 2020-12 as is).
 type schema = map[string]any

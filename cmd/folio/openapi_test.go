@@ -455,6 +455,38 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	v.response("POST /api/v1/upload", "/api/v1/upload", bob.Upload("/api/v1/upload", "", "", nil, "permission", "1").Expect(400))
 	v.response("POST /api/v1/upload", "/api/v1/upload", c.Clone().Upload("/api/v1/upload", "file", "a.png", img).Expect(401))
 	v.response("POST /api/v1/public/upload", "/api/v1/public/upload", anon.Upload("/api/v1/public/upload", "file", "b.png", pngBytes(t, 2)).Expect(200))
+	var uploaded struct {
+		Data struct {
+			MD5 string `json:"md5"`
+		}
+	}
+	if err := json.Unmarshal(up.Body, &uploaded); err != nil || len(uploaded.Data.MD5) < 8 {
+		t.Fatalf("upload: %s", up.Body)
+	}
+	hash := uploaded.Data.MD5[:8]
+	check(anon, "GET /i/{hash}", "/i/"+hash, nil).Expect(200)
+	check(anon, "GET /f/{hash}", "/f/"+hash+".png", nil, "Range", "bytes=0-3").Expect(206)
+	check(anon, "GET /t/{hash}", "/t/"+hash, nil).Expect(200)
+	locked := check(bob, "POST /api/v1/files/{id}/shares", "/api/v1/files/"+file+"/shares", map[string]any{"password": "open sesame"}).Expect(201)
+	var lockedShare struct {
+		Data struct {
+			URL string `json:"url"`
+		}
+	}
+	_ = json.Unmarshal(locked.Body, &lockedShare)
+	sharePath := strings.TrimPrefix(lockedShare.Data.URL, c.Base)
+	visitor := c.Clone()
+	form := check(visitor, "GET /s/{token}", sharePath, nil).Expect(200)
+	v.response("POST /s/{token}", sharePath, visitor.PostForm(sharePath, "form_token", form.FormToken(), "password", "wrong").Expect(401))
+	v.response("POST /s/{token}", sharePath, visitor.PostForm(sharePath, "form_token", form.FormToken(), "password", "open sesame").Expect(303))
+	opened := check(visitor, "GET /s/{token}", sharePath, nil).Expect(200)
+	if m := regexp.MustCompile(`/s/raw/[^"]+`).Find(opened.Body); m != nil {
+		raw := strings.ReplaceAll(string(m), "&amp;", "&")
+		check(visitor, "GET /s/raw/{token}", raw, nil).Expect(200)
+	} else {
+		t.Errorf("no raw link on the share page: %.300s", opened.Body)
+	}
+	check(visitor, "GET /s/raw/{token}", strings.Replace(sharePath, "/s/", "/s/raw/", 1)+"?t=stale", nil).Expect(404)
 	check(bob, "GET /api/v1/files", "/api/v1/files?file_type=image", nil)
 	check(bob, "GET /api/v1/files", "/api/v1/files?order_by=nope", nil).Expect(400)
 	check(bob, "GET /api/v1/files/{id}", "/api/v1/files/"+file, nil).Expect(200)
@@ -485,7 +517,15 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 
 	// Pages answer in the media types the document names.
 	check(anon, "GET /", "/", nil)
-	check(anon, "GET /posts/{slug}", "/posts/hello", nil).Expect(200)
+	site := check(anon, "GET /posts/{slug}", "/posts/hello", nil).Expect(200)
+	check(anon, "GET /posts/{slug}", "/posts/hello", nil, "If-None-Match", site.Header.Get("ETag")).Expect(304)
+	v.response("POST /posts/{slug}/comments", "/posts/hello/comments", anon.PostForm("/posts/hello/comments", "author", "Ann", "email", "ann@example.org", "content", "Hi").Expect(303))
+	v.response("POST /posts/{slug}/comments", "/posts/hello/comments", anon.PostForm("/posts/hello/comments", "author", "", "email", "x", "content", "").Expect(422))
+	browser := consoleAdmin(t, c)
+	check(browser, "GET /console/upload", "/console/upload", nil).Expect(200)
+	check(browser, "GET /console/admin", "/console/admin", nil).Expect(200)
+	check(browser, "GET /console/tokens", "/console/tokens", nil).Expect(200)
+	check(browser, "GET /console/files", "/console/files", nil).Expect(200)
 	check(anon, "GET /posts/{slug}", "/posts/nope", nil, "Accept", "text/html").Expect(404)
 	check(anon, "GET /feed.xml", "/feed.xml", nil)
 	check(anon, "GET /sitemap.xml", "/sitemap.xml", nil)

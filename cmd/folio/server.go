@@ -26,7 +26,7 @@ type app struct {
 	db       *sqlstore.DB
 	settings blog.SettingsGroups
 	site     *blog.Site
-	openapi  openAPIDoc // the document of router's routes
+	openapi  openAPIDoc // the OpenAPI document of router's routes
 	closers  []func(context.Context)
 }
 
