@@ -122,6 +122,13 @@ func operations() map[string]operation {
 		return operation{id: id, summary: summary, tag: "console", auth: auth, body: body, responses: responses(rs...)}
 	}
 	back := func(desc string) response { return redirect(303, desc) }
+	with := func(op operation, params ...schema) operation {
+		op.params = append(op.params, params...)
+		return op
+	}
+	formToken := queryParam("form_token", stringOf(""), "The form token: multipart forms carry it here.")
+	typeParam := queryParam("type", enum("", "image", "video", "audio", "file"), "Only files of this type.")
+	qParam := queryParam("q", stringOf(""), "Text to search for.")
 	forbiddenAdmin := htmlPage(403, "A `user` account: administrators only.")
 
 	return map[string]operation{
@@ -311,7 +318,7 @@ func operations() map[string]operation {
 		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
 		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},
 		"GET /console/static/{file}": {id: "consoleAsset", summary: "A console asset", tag: "console", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, htmlPage(404, "No such asset."))},
-		"GET /console/login":         page("consoleLoginForm", "The sign-in form", public, redirect(303, "Already signed in: to `next`.")),
+		"GET /console/login":         with(page("consoleLoginForm", "The sign-in form", public, redirect(303, "Already signed in: to `next`.")), queryParam("next", stringOf(""), "A `/console/` path to go to after signing in.")),
 		"POST /console/login": post("consoleLogin", "Sign in", public, formBody("username", "password", "next", "form_token"),
 			redirect(303, "To `next`, signed in."), 401, 422, 429),
 		"POST /console/login/code": post("consoleLoginCode", "The second factor", public, formBody("ticket", "code", "next", "form_token"),
@@ -320,21 +327,22 @@ func operations() map[string]operation {
 		"GET /console/register":  page("consoleRegisterForm", "The registration form", public, htmlPage(404, "Registration is off.")),
 		"POST /console/register": post("consoleRegister", "Create an account", public, formBody("username", "email", "password", "form_token"), redirect(303, "To `/console/upload`, signed in."), 400, 404, 409, 429),
 		"GET /console/upload":    page("consoleUploadPage", "The upload page", console),
-		"POST /console/upload": post("consoleUpload", "Upload without JavaScript", console,
+		"POST /console/upload": with(post("consoleUpload", "Upload without JavaScript", console,
 			&requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{
 				"file":       schema{"type": "array", "items": schema{"type": "string", "contentMediaType": "application/octet-stream"}, "maxItems": 20},
 				"album_id":   stringOf(""),
 				"permission": enum("", "0", "1"),
 			}, "album_id", "permission")},
-			htmlPage(200, "The upload page with a card for each stored file."), 400, 413, 415, 507),
+			htmlPage(200, "The upload page with a card for each stored file."), 400, 413, 415, 507), formToken),
 		"GET /upload": {id: "guestUploadPage", summary: "The guest upload page", tag: "console", responses: responses(htmlPage(200, "The page."), htmlPage(404, "Guest upload is off."))},
-		"POST /upload": {id: "guestUploadForm", summary: "Guest upload without JavaScript", tag: "console",
+		"POST /upload": {id: "guestUploadForm", summary: "Guest upload without JavaScript", tag: "console", params: []schema{formToken},
 			body: &requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{"file": schema{"type": "string", "contentMediaType": "application/octet-stream"}})},
 			responses: responses(htmlPage(200, "The page with the file's card."), htmlPage(400, errorText(400)), htmlPage(403, "The form was refused."), htmlPage(404, "Guest upload is off."),
 				htmlPage(413, errorText(413)), htmlPage(415, errorText(415)), htmlPage(429, errorText(429)), htmlPage(507, errorText(507)))},
 
 		// Console: files and albums.
-		"GET /console/files": page("consoleFiles", "The caller's files", console, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "`album` is not one of the caller's.")),
+		"GET /console/files": with(page("consoleFiles", "The caller's files", console, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "`album` is not one of the caller's.")),
+			pageParam(), queryParam("album", stringOf(""), "An album id, or `none` for files in no album."), typeParam, qParam),
 		"POST /console/files/delete": post("consoleDeleteFiles", "Delete some of the caller's files", console, formBody("ids", "back", "form_token"),
 			back("Back to the grid."), 422),
 		"GET /console/files/{id}":                           page("consoleFile", "One of the caller's files", console, htmlPage(404, "Not found.")),
@@ -342,14 +350,14 @@ func operations() map[string]operation {
 		"POST /console/files/{id}/delete":                   post("consoleDeleteFile", "Delete a file", console, formBody("form_token"), back("To `/console/files`."), 404),
 		"POST /console/files/{id}/shares":                   post("consoleCreateShare", "Create a share link", console, formBody("expires_in", "max_views", "password", "form_token"), back("Back to the file."), 404, 422),
 		"POST /console/files/{id}/shares/{share_id}/delete": post("consoleRevokeShare", "Revoke a share link", console, formBody("form_token"), back("Back to the file."), 404),
-		"GET /console/albums":                               page("consoleAlbums", "The caller's albums", console, htmlPage(400, "A bad `page`.")),
+		"GET /console/albums":                               with(page("consoleAlbums", "The caller's albums", console, htmlPage(400, "A bad `page`.")), pageParam()),
 		"POST /console/albums":                              post("consoleCreateAlbum", "Create an album", console, formBody("name", "description", "is_public", "form_token"), back("To the new album."), 422),
 		"GET /console/albums/{id}":                          page("consoleAlbum", "An album", console, htmlPage(404, "Not found.")),
 		"POST /console/albums/{id}":                         post("consoleUpdateAlbum", "Change an album", console, formBody("name", "description", "is_public", "form_token"), back("Back to the album."), 404, 422),
 		"POST /console/albums/{id}/delete":                  post("consoleDeleteAlbum", "Delete an album; its files stay", console, formBody("form_token"), back("To `/console/albums`."), 404),
 
 		// Console: tokens.
-		"GET /console/tokens":  page("consoleTokens", "The caller's API tokens", console, htmlPage(400, "A bad `page`.")),
+		"GET /console/tokens":  with(page("consoleTokens", "The caller's API tokens", console, htmlPage(400, "A bad `page`.")), pageParam()),
 		"POST /console/tokens": post("consoleCreateToken", "Create an API token", console, formBody("name", "expires_at", "form_token"), htmlPage(200, "The page showing the value once."), 422),
 		"POST /console/tokens/sxcu": {id: "consoleSXCU", summary: "A ShareX custom uploader for a token", tag: "console", auth: console, body: formBody("token", "form_token"),
 			responses: responses(response{status: 200, description: "The `.sxcu` file, as an attachment.", content: jsonContent(schema{"type": "object"})},
@@ -370,16 +378,17 @@ func operations() map[string]operation {
 
 		// Console: administration.
 		"GET /console/admin":       page("consoleDashboard", "The dashboard", console, forbiddenAdmin),
-		"GET /console/admin/users": page("consoleUsers", "Every account", console, forbiddenAdmin, htmlPage(400, "A bad `page`.")),
+		"GET /console/admin/users": with(page("consoleUsers", "Every account", console, forbiddenAdmin, htmlPage(400, "A bad `page`.")), pageParam(), qParam),
 		"POST /console/admin/users": post("consoleCreateUser", "Add an account", console, formBody("username", "email", "password", "role", "quota", "form_token"),
 			back("To the new user's page."), 400, 409, 422),
 		"GET /console/admin/users/{id}": page("consoleUser", "An account", console, forbiddenAdmin, htmlPage(404, "Not found.")),
 		"POST /console/admin/users/{id}": post("consoleUpdateUser", "Change an account", console, formBody("status", "role", "quota", "password", "form_token"),
 			back("Back to the account."), 400, 404, 422),
 		"POST /console/admin/users/{id}/delete": post("consoleDeleteUser", "Delete an account", console, formBody("form_token"), back("To the list."), 404),
-		"GET /console/admin/files":              page("consoleAdminFiles", "Every user's files", console, forbiddenAdmin, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "No such user.")),
-		"POST /console/admin/files/delete":      post("consoleAdminDeleteFiles", "Delete any user's files", console, formBody("ids", "back", "form_token"), back("Back to the grid."), 422),
-		"GET /console/admin/settings":           page("consoleSettings", "The upload settings", console, forbiddenAdmin),
+		"GET /console/admin/files": with(page("consoleAdminFiles", "Every user's files", console, forbiddenAdmin, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "No such user.")),
+			pageParam(), queryParam("user", stringOf(""), "Only this username's files."), typeParam, qParam),
+		"POST /console/admin/files/delete": post("consoleAdminDeleteFiles", "Delete any user's files", console, formBody("ids", "back", "form_token"), back("Back to the grid."), 422),
+		"GET /console/admin/settings":      page("consoleSettings", "The upload settings", console, forbiddenAdmin),
 		"POST /console/admin/settings": post("consoleUpdateSettings", "Change the upload settings", console,
 			formBody("allow_guest_upload", "allow_register", "allow_duplicate", "strip_metadata", "max_file_size", "default_quota", "allowed_types", "forbidden_exts", "path_pattern", "form_token"),
 			back("Back to the settings."), 422),
