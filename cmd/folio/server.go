@@ -26,6 +26,7 @@ type app struct {
 	db       *sqlstore.DB
 	settings blog.SettingsGroups
 	site     *blog.Site
+	openapi  openAPIDoc // the OpenAPI document of router's routes
 	closers  []func(context.Context)
 }
 
@@ -146,6 +147,9 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	files.Routes(a.router)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
+	if err := a.openapi.prepare(a.router.Routes(), buildVersion()); err != nil {
+		return fail(err)
+	}
 
 	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()

@@ -1,0 +1,403 @@
+package main
+
+import "net/http"
+
+// openAPITags lists the document's tags, in the order readers meet them.
+func openAPITags() []schema {
+	tags := []struct{ name, desc string }{
+		{"system", "The process: health and this document."},
+		{"admin-session", "The administrator's sign-in for the blog API (envelope B)."},
+		{"posts", "Blog posts (envelope B)."},
+		{"pages", "Blog pages: standalone pages such as About (envelope B)."},
+		{"categories", "Post categories (envelope B)."},
+		{"tags", "Post tags (envelope B)."},
+		{"comments", "Comments on posts (envelope B)."},
+		{"friend-links", "Friend links (envelope B)."},
+		{"settings", "Runtime settings (envelope B)."},
+		{"ai", "AI summaries and tag suggestions (envelope B)."},
+		{"accounts", "File host accounts: register, sign in, refresh (envelope A)."},
+		{"uploads", "Uploads, in the Lsky Pro shape."},
+		{"files", "The caller's files (envelope A)."},
+		{"share-links", "Share links of a file (envelope A)."},
+		{"albums", "The caller's albums (envelope A)."},
+		{"tokens", "The caller's API tokens (envelope A)."},
+		{"public", "Public numbers and the public image plaza (envelope A)."},
+		{"file-admin", "File host administration (envelope A)."},
+		{"lsky", "Lsky Pro 2.x compatibility for PicGo, ShareX and similar clients."},
+		{"site", "The classic site: server-rendered HTML, feeds and sitemap."},
+		{"short-links", "Short links to stored files and thumbnails."},
+		{"share-pages", "The pages behind a share link, for anyone who has it."},
+		{"console", "The web console: server-rendered HTML pages for every account."},
+	}
+	out := make([]schema, len(tags))
+	for i, t := range tags {
+		out[i] = schema{"name": t.name, "description": t.desc}
+	}
+	return out
+}
+
+// operations is the table of every documented operation, keyed by
+// "METHOD /path" as documentedOps writes registered patterns.
+func operations() map[string]operation {
+	// Blog API.
+	listB := func(id, summary, tag, item string, auth authKind, params ...schema) operation {
+		rs := responses(okB(200, pageB(item)), errsB(400))
+		if auth == admin {
+			rs = responses(okB(200, pageB(item)), errsB(400, 401, 403))
+		}
+		return operation{id: id, summary: summary, tag: tag, auth: auth, params: append([]schema{pageParam(), pageSizeParam(10)}, params...), responses: rs}
+	}
+	getB := func(id, summary, tag, item string, auth authKind) operation {
+		rs := responses(okB(200, ref(item)), errsB(404))
+		if auth == admin {
+			rs = responses(okB(200, ref(item)), errsB(401, 403, 404))
+		}
+		return operation{id: id, summary: summary, tag: tag, auth: auth, responses: rs}
+	}
+	writeB := func(id, summary, tag, body, item string, status int, errs ...int) operation {
+		return operation{id: id, summary: summary, tag: tag, auth: admin, body: jsonBody(ref(body)),
+			responses: responses(okB(status, ref(item)), errsB(errs...))}
+	}
+	deleteB := func(id, summary, tag string) operation {
+		return operation{id: id, summary: summary, tag: tag, auth: admin, responses: responses(okB(200, nullSchema()), errsB(401, 403, 404))}
+	}
+	preflight := func(id, tag string) operation {
+		return operation{id: id, summary: "CORS preflight of a public read", tag: tag,
+			description: "204 with `Allow: GET, HEAD, OPTIONS`; the CORS headers only while `render.enable_cors` is on.",
+			responses:   responses(noContent("The methods allowed."))}
+	}
+	status := queryParam("status", enum("", "draft", "published", "archived"), "Only this status.")
+	// File API.
+	listA := func(id, summary, tag, item string, auth authKind, params ...schema) operation {
+		rs := responses(okA(200, pageA(item)), errsA(400, 401))
+		if auth == admin {
+			rs = responses(okA(200, pageA(item)), errsA(400, 401, 403))
+		} else if auth == public {
+			rs = responses(okA(200, pageA(item)), errsA(400))
+		}
+		return operation{id: id, summary: summary, tag: tag, auth: auth, params: append([]schema{pageParam(), sizeParam()}, params...), responses: rs}
+	}
+	order := queryParam("order", enum("", "ASC", "DESC"), "The direction.")
+	fileFilters := []schema{
+		queryParam("order_by", enum("", "created_at", "size", "origin_name"), "The sort key."), order,
+		queryParam("album_id", stringOf(""), "Only files of this album."),
+		queryParam("file_type", enum("", "image", "video", "audio", "file"), "Only files of this type."),
+		keywordParam(),
+	}
+	// Pages.
+	site := func(id, summary string, params ...schema) operation {
+		return operation{id: id, summary: summary, tag: "site", params: params,
+			responses: responses(htmlPage(200, "The page."), response{status: 304, description: "Not modified since the ETag or date sent."},
+				pageOrJSON(404, "Not found (the site's 404 page); in headless mode every site route answers the envelope-B 404.", "ErrorB"))}
+	}
+	feed := func(id, summary, mediaType string) operation {
+		return operation{id: id, summary: summary, tag: "site",
+			responses: responses(textOf(200, mediaType, "The document."), response{status: 304, description: "Not modified."},
+				pageOrJSON(404, "In headless mode: the envelope-B 404.", "ErrorB"))}
+	}
+	shortLink := func(id, summary string) operation {
+		return operation{id: id, summary: summary, tag: "short-links",
+			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s.",
+			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
+				pageOrJSON(404, "No such file: an HTML page to a browser, envelope A otherwise.", "ErrorA"))}
+	}
+	page := func(id, summary string, auth authKind, extra ...response) operation {
+		rs := []any{htmlPage(200, "The page.")}
+		if auth == console {
+			rs = append(rs, redirect(303, "No console session: to `/console/login?next=…`."))
+		}
+		for _, e := range extra {
+			rs = append(rs, e)
+		}
+		return operation{id: id, summary: summary, tag: "console", auth: auth, responses: responses(rs...)}
+	}
+	post := func(id, summary string, auth authKind, body *requestBody, ok response, errStatuses ...int) operation {
+		rs := []any{ok, htmlPage(403, "The form was refused: another origin or a missing or stale form token.")}
+		if auth == console && ok.status != 303 {
+			rs = append(rs, redirect(303, "No console session: to the sign-in page."))
+		}
+		for _, st := range errStatuses {
+			rs = append(rs, htmlPage(st, errorText(st)))
+		}
+		return operation{id: id, summary: summary, tag: "console", auth: auth, body: body, responses: responses(rs...)}
+	}
+	back := func(desc string) response { return redirect(303, desc) }
+	with := func(op operation, params ...schema) operation {
+		op.params = append(op.params, params...)
+		return op
+	}
+	formToken := queryParam("form_token", stringOf(""), "The form token: multipart forms carry it here.")
+	typeParam := queryParam("type", enum("", "image", "video", "audio", "file"), "Only files of this type.")
+	qParam := queryParam("q", stringOf(""), "Text to search for.")
+	forbiddenAdmin := htmlPage(403, "A `user` account: administrators only.")
+
+	return map[string]operation{
+		// System.
+		"GET /api/v1/health": {id: "getHealth", summary: "Health check", tag: "system",
+			responses: responses(okB(200, ref("Health")),
+				response{status: 503, description: errorText(503), content: jsonContent(withData("EnvelopeB", ref("Health")))})},
+		"OPTIONS /api/v1/health": preflight("preflightHealth", "system"),
+		"GET /api/v1/openapi.json": {id: "getOpenAPI", summary: "This OpenAPI document", tag: "system",
+			description: "Built at start-up from the route table; the same bytes until the binary changes. Carries an `ETag`; `If-None-Match` gives 304.",
+			responses: responses(response{status: 200, description: "The document.", content: jsonContent(schema{"type": "object"}),
+				headers: map[string]any{"ETag": schema{"description": "The document's version.", "schema": stringOf("")}}},
+				response{status: 304, description: "Not modified since the ETag sent."})},
+		"OPTIONS /api/v1/openapi.json": preflight("preflightOpenAPI", "system"),
+
+		// Admin session.
+		"POST /api/v1/admin/auth/login": {id: "adminLogin", summary: "Sign the administrator in", tag: "admin-session",
+			description: "Sets the `folio_session` cookie. Rate limited: 20 a minute per address.",
+			body:        jsonBody(ref("AdminLogin")),
+			responses:   responses(okB(200, ref("AdminSession")), errsB(400, 401, 429))},
+		"GET /api/v1/admin/auth/me":      getB("adminMe", "The signed-in administrator", "admin-session", "AdminSession", admin),
+		"POST /api/v1/admin/auth/logout": {id: "adminLogout", summary: "Sign out: the session is revoked", tag: "admin-session", auth: admin, responses: responses(okB(200, nullSchema()), errsB(401, 403))},
+
+		// Posts.
+		"GET /api/v1/posts": listB("listPosts", "Public posts, newest publication first", "posts", "PostItem", public,
+			keywordParam(), queryParam("tag_id", stringOf(""), "Only posts with this tag."), queryParam("category_id", stringOf(""), "Only posts in this category.")),
+		"OPTIONS /api/v1/posts":                  preflight("preflightPosts", "posts"),
+		"GET /api/v1/posts/{id}":                 getB("getPost", "A public post", "posts", "Post", public),
+		"OPTIONS /api/v1/posts/{id}":             preflight("preflightPost", "posts"),
+		"GET /api/v1/posts/slug/{slug}":          getB("getPostBySlug", "A public post by slug", "posts", "Post", public),
+		"OPTIONS /api/v1/posts/slug/{slug}":      preflight("preflightPostBySlug", "posts"),
+		"GET /api/v1/posts/{id}/comments":        listCommentsOp(),
+		"OPTIONS /api/v1/posts/{id}/comments":    preflight("preflightPostComments", "comments"),
+		"GET /api/v1/admin/posts":                listB("adminListPosts", "Every post, newest created first", "posts", "PostItem", admin, keywordParam(), status, queryParam("tag_id", stringOf(""), "Only posts with this tag."), queryParam("category_id", stringOf(""), "Only posts in this category.")),
+		"GET /api/v1/admin/posts/{id}":           getB("adminGetPost", "A post of any status", "posts", "Post", admin),
+		"GET /api/v1/admin/posts/slug/{slug}":    getB("adminGetPostBySlug", "A post of any status by slug", "posts", "Post", admin),
+		"POST /api/v1/admin/posts":               writeB("createPost", "Create a post", "posts", "PostInput", "Post", 201, 400, 401, 403, 409, 413, 422),
+		"PUT /api/v1/admin/posts/{id}":           writeB("replacePost", "Replace a post (omitted fields take their defaults)", "posts", "PostInput", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
+		"PATCH /api/v1/admin/posts/{id}":         writeB("updatePost", "Change some fields of a post", "posts", "PostPatch", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
+		"DELETE /api/v1/admin/posts/{id}":        deleteB("deletePost", "Delete a post (soft delete)", "posts"),
+		"POST /api/v1/posts/{id}/comments":       {id: "submitComment", summary: "Submit a comment for moderation", tag: "comments", description: "Rate limited: 5 a minute per address, shared with the site's comment form.", body: jsonBody(ref("CommentInput")), responses: responses(okB(201, ref("CommentReceipt")), errsB(400, 403, 404, 413, 422, 429))},
+		"GET /api/v1/admin/comments":             listB("adminListComments", "Every comment", "comments", "AdminComment", admin, queryParam("status", enum("", "approved", "pending", "spam"), "Only this status."), keywordParam(), queryParam("post_id", stringOf(""), "Only comments on this post.")),
+		"GET /api/v1/admin/comments/stats":       {id: "commentStats", summary: "Comment counts by status", tag: "comments", auth: admin, responses: responses(okB(200, ref("CommentStats")), errsB(401, 403))},
+		"PATCH /api/v1/admin/comments/{id}":      writeB("reviewComment", "Approve, hold or mark a comment as spam", "comments", "CommentReview", "AdminComment", 200, 400, 401, 403, 404, 422),
+		"DELETE /api/v1/admin/comments/{id}":     deleteB("deleteComment", "Delete a comment for good", "comments"),
+		"GET /api/v1/pages":                      listB("listPages", "Public pages", "pages", "Page", public),
+		"OPTIONS /api/v1/pages":                  preflight("preflightPages", "pages"),
+		"GET /api/v1/pages/slug/{slug}":          getB("getPageBySlug", "A public page by slug", "pages", "Page", public),
+		"OPTIONS /api/v1/pages/slug/{slug}":      preflight("preflightPageBySlug", "pages"),
+		"GET /api/v1/admin/pages":                listB("adminListPages", "Every page", "pages", "Page", admin, status, keywordParam()),
+		"GET /api/v1/admin/pages/{id}":           getB("adminGetPage", "A page of any status", "pages", "Page", admin),
+		"POST /api/v1/admin/pages":               writeB("createPage", "Create a page", "pages", "PageInput", "Page", 201, 400, 401, 403, 409, 413, 422),
+		"PUT /api/v1/admin/pages/{id}":           writeB("replacePage", "Replace a page", "pages", "PageInput", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
+		"PATCH /api/v1/admin/pages/{id}":         writeB("updatePage", "Change some fields of a page", "pages", "PagePatch", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
+		"DELETE /api/v1/admin/pages/{id}":        deleteB("deletePage", "Delete a page", "pages"),
+		"GET /api/v1/categories":                 listB("listCategories", "Categories, oldest first", "categories", "Term", public, keywordParam()),
+		"OPTIONS /api/v1/categories":             preflight("preflightCategories", "categories"),
+		"GET /api/v1/categories/{id}":            getB("getCategory", "A category", "categories", "Term", public),
+		"OPTIONS /api/v1/categories/{id}":        preflight("preflightCategory", "categories"),
+		"GET /api/v1/admin/categories":           listB("adminListCategories", "Categories", "categories", "Term", admin, keywordParam()),
+		"GET /api/v1/admin/categories/{id}":      getB("adminGetCategory", "A category", "categories", "Term", admin),
+		"POST /api/v1/admin/categories":          writeB("createCategory", "Create a category", "categories", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/categories/{id}":      writeB("replaceCategory", "Replace a category", "categories", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/categories/{id}":    writeB("updateCategory", "Change a category", "categories", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/categories/{id}":   deleteB("deleteCategory", "Delete a category; its posts lose it", "categories"),
+		"GET /api/v1/tags":                       listB("listTags", "Tags, oldest first", "tags", "Term", public, keywordParam()),
+		"OPTIONS /api/v1/tags":                   preflight("preflightTags", "tags"),
+		"GET /api/v1/tags/{id}":                  getB("getTag", "A tag", "tags", "Term", public),
+		"OPTIONS /api/v1/tags/{id}":              preflight("preflightTag", "tags"),
+		"GET /api/v1/admin/tags":                 listB("adminListTags", "Tags", "tags", "Term", admin, keywordParam()),
+		"GET /api/v1/admin/tags/{id}":            getB("adminGetTag", "A tag", "tags", "Term", admin),
+		"POST /api/v1/admin/tags":                writeB("createTag", "Create a tag", "tags", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/tags/{id}":            writeB("replaceTag", "Replace a tag", "tags", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/tags/{id}":          writeB("updateTag", "Change a tag", "tags", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/tags/{id}":         deleteB("deleteTag", "Delete a tag; its posts lose it", "tags"),
+		"GET /api/v1/friend-links":               listB("listFriendLinks", "Active friend links, by sort then newest", "friend-links", "FriendLink", public, keywordParam()),
+		"OPTIONS /api/v1/friend-links":           preflight("preflightFriendLinks", "friend-links"),
+		"GET /api/v1/friend-links/{id}":          getB("getFriendLink", "An active friend link", "friend-links", "FriendLink", public),
+		"OPTIONS /api/v1/friend-links/{id}":      preflight("preflightFriendLink", "friend-links"),
+		"GET /api/v1/admin/friend-links":         listB("adminListFriendLinks", "Every friend link", "friend-links", "FriendLink", admin, keywordParam(), queryParam("is_active", boolean(""), "Only active, or only inactive, links.")),
+		"GET /api/v1/admin/friend-links/{id}":    getB("adminGetFriendLink", "A friend link", "friend-links", "FriendLink", admin),
+		"POST /api/v1/admin/friend-links":        writeB("createFriendLink", "Create a friend link", "friend-links", "FriendLinkInput", "FriendLink", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/friend-links/{id}":    writeB("replaceFriendLink", "Replace a friend link", "friend-links", "FriendLinkInput", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/friend-links/{id}":  writeB("updateFriendLink", "Change a friend link", "friend-links", "FriendLinkPatch", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/friend-links/{id}": deleteB("deleteFriendLink", "Delete a friend link", "friend-links"),
+		"GET /api/v1/admin/settings":             {id: "getSettings", summary: "The runtime settings", tag: "settings", auth: admin, responses: responses(okB(200, ref("Settings")), errsB(401, 403))},
+		"PUT /api/v1/admin/settings":             writeB("putSettings", "Change runtime settings (omitted keys keep their values)", "settings", "SettingsPatch", "Settings", 200, 400, 401, 403, 413, 422),
+		"POST /api/v1/admin/ai/summary":          writeB("aiSummary", "Suggest a summary", "ai", "AIInput", "AISummary", 200, 400, 401, 403, 404, 422, 502),
+		"POST /api/v1/admin/ai/tags":             writeB("aiTags", "Suggest tags", "ai", "AIInput", "AITags", 200, 400, 401, 403, 404, 422, 502),
+
+		// File host: uploads and Lsky compatibility.
+		"POST /api/v1/upload": {id: "upload", summary: "Upload a file", tag: "uploads", auth: user,
+			body:      &requestBody{mediaType: "multipart/form-data", schema: ref("UploadForm"), required: true},
+			responses: responses(okLsky(ref("UploadResult")), errsLsky(400, 401, 409, 413, 415, 507))},
+		"POST /api/v1/public/upload": {id: "guestUpload", summary: "Upload a file as a guest", tag: "uploads",
+			description: "While `upload.allow_guest_upload` is on; the file belongs to the guest user. Rate limited: 10 a minute per address.",
+			body:        &requestBody{mediaType: "multipart/form-data", schema: ref("UploadForm"), required: true},
+			responses:   responses(okLsky(ref("UploadResult")), errsLsky(400, 403, 409, 413, 415, 429, 507))},
+		"GET /api/v1/images": {id: "lskyListImages", summary: "The caller's files, newest first (Lsky Pro)", tag: "lsky", auth: user,
+			params:    []schema{pageParam(), queryParam("per_page", integer(""), "Items a page: at most 100, default 20."), keywordParam()},
+			responses: responses(okLsky(ref("LskyImagePage")), errsLsky(400, 401))},
+		"DELETE /api/v1/images/{key}": {id: "lskyDeleteImage", summary: "Delete the caller's files with a storage key (Lsky Pro)", tag: "lsky", auth: user,
+			responses: responses(okLsky(schema{"type": "object", "maxProperties": 0}), errsLsky(401, 404))},
+		"GET /api/v1/strategies": {id: "lskyStrategies", summary: "The storage strategies (Lsky Pro)", tag: "lsky", auth: user, responses: responses(okLsky(ref("LskyStrategies")), errsLsky(401))},
+		"GET /api/v1/profile":    {id: "lskyProfile", summary: "The caller's profile (Lsky Pro)", tag: "lsky", auth: user, responses: responses(okLsky(ref("LskyProfile")), errsLsky(401))},
+
+		// Files, shares, accounts, tokens, albums.
+		"GET /api/v1/files":                           listA("listFiles", "The caller's files", "files", "File", user, fileFilters...),
+		"POST /api/v1/files/batch-delete":             {id: "batchDeleteFiles", summary: "Delete many of the caller's files", tag: "files", auth: user, body: jsonBody(ref("BatchDelete")), responses: responses(okA(200, ref("Deleted")), errsA(400, 401))},
+		"GET /api/v1/files/{id}":                      {id: "getFile", summary: "One of the caller's files", tag: "files", auth: user, responses: responses(okA(200, ref("File")), errsA(401, 404))},
+		"PATCH /api/v1/files/{id}":                    {id: "updateFile", summary: "Rename, move or publish a file", tag: "files", auth: user, body: jsonBody(ref("FilePatch")), responses: responses(okA(200, ref("File")), errsA(400, 401, 404))},
+		"DELETE /api/v1/files/{id}":                   {id: "deleteFile", summary: "Delete one of the caller's files", tag: "files", auth: user, responses: responses(okA(200, nullSchema()), errsA(401, 404))},
+		"POST /api/v1/files/{id}/shares":              {id: "createShare", summary: "Open a file through a share link", tag: "share-links", auth: user, body: jsonBody(ref("ShareInput")), responses: responses(okA(201, ref("Share")), errsA(400, 401, 404))},
+		"GET /api/v1/files/{id}/shares":               {id: "listShares", summary: "A file's share links, newest first", tag: "share-links", auth: user, responses: responses(okA(200, array(ref("Share"))), errsA(401, 404))},
+		"DELETE /api/v1/files/{id}/shares/{share_id}": {id: "revokeShare", summary: "Revoke a share link", tag: "share-links", auth: user, responses: responses(okA(200, nullSchema()), errsA(401, 404))},
+		"POST /api/v1/auth/register": {id: "register", summary: "Create an account", tag: "accounts",
+			description: "While `upload.allow_register` is on. Rate limited: 20 a minute per address.",
+			body:        jsonBody(ref("RegisterInput")), responses: responses(okA(201, ref("User")), errsA(400, 403, 409, 429))},
+		"POST /api/v1/auth/login": {id: "login", summary: "Sign in for an access and a refresh token", tag: "accounts",
+			description: "Also sets the `access_token` cookie. Rate limited: 20 a minute per address.",
+			body:        jsonBody(ref("LoginInput")), responses: responses(okA(200, ref("TokenPair")), errsA(400, 401, 403, 429))},
+		"POST /api/v1/auth/refresh": {id: "refresh", summary: "Trade a refresh token for a new pair", tag: "accounts",
+			body: jsonBody(ref("RefreshInput")), responses: responses(okA(200, ref("TokenPair")), errsA(400, 401, 429))},
+		"POST /api/v1/auth/logout": {id: "logout", summary: "Revoke a refresh token and clear the cookie", tag: "accounts",
+			body: &requestBody{mediaType: "application/json", schema: ref("LogoutInput")}, responses: responses(okA(200, nullSchema()), errsA(400))},
+		"GET /api/v1/auth/me":          {id: "me", summary: "The caller's account", tag: "accounts", auth: user, responses: responses(okA(200, ref("User")), errsA(401))},
+		"GET /api/v1/tokens":           listA("listTokens", "The caller's API tokens, newest first", "tokens", "Token", user),
+		"POST /api/v1/tokens":          {id: "createToken", summary: "Create an API token", tag: "tokens", auth: user, body: jsonBody(ref("TokenInput")), responses: responses(okA(201, ref("NewToken")), errsA(400, 401))},
+		"DELETE /api/v1/tokens/{id}":   {id: "revokeToken", summary: "Revoke an API token", tag: "tokens", auth: user, responses: responses(okA(200, nullSchema()), errsA(401, 404))},
+		"GET /api/v1/albums":           listA("listAlbums", "The caller's albums", "albums", "Album", user, queryParam("order_by", enum("", "created_at", "updated_at", "name"), "The sort key."), order, keywordParam()),
+		"POST /api/v1/albums":          {id: "createAlbum", summary: "Create an album", tag: "albums", auth: user, body: jsonBody(ref("AlbumInput")), responses: responses(okA(201, ref("Album")), errsA(400, 401))},
+		"GET /api/v1/albums/{id}":      {id: "getAlbum", summary: "One of the caller's albums", tag: "albums", auth: user, responses: responses(okA(200, ref("Album")), errsA(401, 404))},
+		"PATCH /api/v1/albums/{id}":    {id: "updateAlbum", summary: "Change an album", tag: "albums", auth: user, body: jsonBody(ref("AlbumPatch")), responses: responses(okA(200, ref("Album")), errsA(400, 401, 404))},
+		"DELETE /api/v1/albums/{id}":   {id: "deleteAlbum", summary: "Delete an album; its files stay", tag: "albums", auth: user, responses: responses(okA(200, nullSchema()), errsA(401, 404))},
+		"GET /api/v1/public/stats":     {id: "publicStats", summary: "Site-wide numbers", tag: "public", responses: responses(okA(200, ref("PublicStats")), errsA(400))},
+		"GET /api/v1/public/plaza":     listA("plaza", "Public images of every user, newest first", "public", "PlazaFile", public),
+		"GET /api/v1/admin/users":      listA("adminListUsers", "Every account, oldest first", "file-admin", "User", admin, keywordParam()),
+		"POST /api/v1/admin/users":     {id: "adminCreateUser", summary: "Create an account", tag: "file-admin", auth: admin, body: jsonBody(ref("AdminUserInput")), responses: responses(okA(201, ref("User")), errsA(400, 401, 403, 409))},
+		"GET /api/v1/admin/users/{id}": {id: "adminGetUser", summary: "An account", tag: "file-admin", auth: admin, responses: responses(okA(200, ref("User")), errsA(401, 403, 404))},
+		"PATCH /api/v1/admin/users/{id}": {id: "adminUpdateUser", summary: "Disable, promote, set quota or password", tag: "file-admin", auth: admin,
+			body: jsonBody(ref("AdminUserPatch")), responses: responses(okA(200, ref("User")), errsA(400, 401, 403, 404))},
+		"DELETE /api/v1/admin/users/{id}": {id: "adminDeleteUser", summary: "Delete an account with its albums, tokens and files", tag: "file-admin", auth: admin, responses: responses(okA(200, nullSchema()), errsA(401, 403, 404))},
+		"GET /api/v1/admin/files":         listA("adminListFiles", "Every user's files", "file-admin", "AdminFile", admin, append(fileFilters, queryParam("user_id", stringOf(""), "Only this user's files."))...),
+		"DELETE /api/v1/admin/files/{id}": {id: "adminDeleteFile", summary: "Delete any user's file", tag: "file-admin", auth: admin, responses: responses(okA(200, nullSchema()), errsA(401, 403, 404))},
+		"GET /api/v1/admin/stats": {id: "adminStats", summary: "Storage numbers", tag: "file-admin", auth: admin,
+			params:    []schema{queryParam("top", integer(""), "How many top users: 1-100, default 10.")},
+			responses: responses(okA(200, ref("AdminStats")), errsA(400, 401, 403))},
+
+		// Short links and share pages.
+		"GET /i/{hash}": shortLink("getImage", "An image"),
+		"GET /v/{hash}": shortLink("getVideo", "A video"),
+		"GET /a/{hash}": shortLink("getAudio", "An audio file"),
+		"GET /f/{hash}": shortLink("getDownload", "Any file, as a download"),
+		"GET /t/{hash}": {id: "getThumbnail", summary: "A thumbnail of at most 400x400", tag: "short-links",
+			responses: responses(bytesOf(200, "The thumbnail."), response{status: 304, description: "Not modified."},
+				pageOrJSON(404, "No such image, or one that cannot have a thumbnail.", "ErrorA"))},
+		"GET /s/{token}": {id: "getSharePage", summary: "The page of a share link", tag: "share-pages",
+			responses: responses(htmlPage(200, "The file's page (one counted view), or the password form."),
+				pageOrJSON(404, "Expired, revoked, exhausted, or the file is gone: an HTML page to a browser, envelope A otherwise.", "ErrorA"))},
+		"POST /s/{token}": {id: "unlockShare", summary: "Answer a share link's password form", tag: "share-pages", body: formBody("password", "form_token"),
+			responses: responses(redirect(303, "Right: a cookie for this link."), htmlPage(401, "Wrong password: the form again."), htmlPage(403, "The form was refused."),
+				pageOrJSON(404, "No such link.", "ErrorA"), htmlPage(429, errorText(429)))},
+		"GET /s/raw/{token}": {id: "getShareRaw", summary: "The bytes behind a share link", tag: "share-pages",
+			params: []schema{queryParam("t", stringOf(""), "The 15-minute ticket a counted view put in the page."), queryParam("download", enum("", "1"), "`1`: as an attachment.")},
+			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
+				pageOrJSON(404, "No ticket, a stale one, or a closed link.", "ErrorA"))},
+		"GET /s/static/{file}": {id: "getShareAsset", summary: "The share pages' stylesheet and icon", tag: "share-pages",
+			responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorA"))},
+
+		// Classic site.
+		"GET /":                  site("siteHome", "Home: the newest public posts", pageParam()),
+		"GET /posts/{slug}":      site("sitePost", "A public post with its comments", queryParam("comment", enum("", "pending"), "`pending` shows the awaits-moderation notice.")),
+		"GET /pages/{slug}":      site("sitePage", "A public page"),
+		"GET /categories/{slug}": site("siteCategory", "A category's public posts", pageParam()),
+		"GET /tags/{slug}":       site("siteTag", "A tag's public posts", pageParam()),
+		"GET /search":            site("siteSearch", "Search public posts", queryParam("q", stringOf(""), "The words (200 characters used)."), pageParam()),
+		"GET /feed.xml":          feed("siteRSS", "RSS 2.0 of the 20 newest public posts", "application/rss+xml"),
+		"GET /atom.xml":          feed("siteAtom", "Atom 1.0 of the 20 newest public posts", "application/atom+xml"),
+		"GET /sitemap.xml":       feed("siteSitemap", "The sitemap", "application/xml"),
+		"GET /robots.txt":        feed("siteRobots", "robots.txt", "text/plain"),
+		"GET /static/{file}":     {id: "siteAsset", summary: "A theme asset", tag: "site", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorB"))},
+		"POST /posts/{slug}/comments": {id: "siteComment", summary: "The site's comment form", tag: "site", body: formBody("author", "email", "content"),
+			responses: responses(redirect(303, "To the post with the awaits-moderation notice."), htmlPage(400, "An unreadable form."), htmlPage(403, "Comments are closed."),
+				pageOrJSON(404, "No such post.", "ErrorB"), htmlPage(422, "The post again with the fields' messages."), htmlPage(429, errorText(429)))},
+
+		// Console: sign-in.
+		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
+		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},
+		"GET /console/static/{file}": {id: "consoleAsset", summary: "A console asset", tag: "console", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, htmlPage(404, "No such asset."))},
+		"GET /console/login":         with(page("consoleLoginForm", "The sign-in form", public, redirect(303, "Already signed in: to `next`.")), queryParam("next", stringOf(""), "A `/console/` path to go to after signing in.")),
+		"POST /console/login": post("consoleLogin", "Sign in", public, formBody("username", "password", "next", "form_token"),
+			redirect(303, "To `next`, signed in."), 401, 422, 429),
+		"POST /console/login/code": post("consoleLoginCode", "The second factor", public, formBody("ticket", "code", "next", "form_token"),
+			redirect(303, "To `next`, signed in."), 401, 429),
+		"POST /console/logout":   post("consoleLogout", "Sign out", console, formBody("form_token"), redirect(303, "To the sign-in page.")),
+		"GET /console/register":  page("consoleRegisterForm", "The registration form", public, htmlPage(404, "Registration is off.")),
+		"POST /console/register": post("consoleRegister", "Create an account", public, formBody("username", "email", "password", "form_token"), redirect(303, "To `/console/upload`, signed in."), 400, 404, 409, 429),
+		"GET /console/upload":    page("consoleUploadPage", "The upload page", console),
+		"POST /console/upload": with(post("consoleUpload", "Upload without JavaScript", console,
+			&requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{
+				"file":       schema{"type": "array", "items": schema{"type": "string", "contentMediaType": "application/octet-stream"}, "maxItems": 20},
+				"album_id":   stringOf(""),
+				"permission": enum("", "0", "1"),
+			}, "album_id", "permission")},
+			htmlPage(200, "The upload page with a card for each stored file."), 400, 413, 415, 507), formToken),
+		"GET /upload": {id: "guestUploadPage", summary: "The guest upload page", tag: "console", responses: responses(htmlPage(200, "The page."), htmlPage(404, "Guest upload is off."))},
+		"POST /upload": {id: "guestUploadForm", summary: "Guest upload without JavaScript", tag: "console", params: []schema{formToken},
+			body: &requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{"file": schema{"type": "string", "contentMediaType": "application/octet-stream"}})},
+			responses: responses(htmlPage(200, "The page with the file's card."), htmlPage(400, errorText(400)), htmlPage(403, "The form was refused."), htmlPage(404, "Guest upload is off."),
+				htmlPage(413, errorText(413)), htmlPage(415, errorText(415)), htmlPage(429, errorText(429)), htmlPage(507, errorText(507)))},
+
+		// Console: files and albums.
+		"GET /console/files": with(page("consoleFiles", "The caller's files", console, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "`album` is not one of the caller's.")),
+			pageParam(), queryParam("album", stringOf(""), "An album id, or `none` for files in no album."), typeParam, qParam),
+		"POST /console/files/delete": post("consoleDeleteFiles", "Delete some of the caller's files", console, formBody("ids", "back", "form_token"),
+			back("Back to the grid."), 422),
+		"GET /console/files/{id}":                           page("consoleFile", "One of the caller's files", console, htmlPage(404, "Not found.")),
+		"POST /console/files/{id}":                          post("consoleUpdateFile", "Change a file", console, formBody("origin_name", "album_id", "is_public", "form_token"), back("Back to the file."), 404, 422),
+		"POST /console/files/{id}/delete":                   post("consoleDeleteFile", "Delete a file", console, formBody("form_token"), back("To `/console/files`."), 404),
+		"POST /console/files/{id}/shares":                   post("consoleCreateShare", "Create a share link", console, formBody("expires_in", "max_views", "password", "form_token"), back("Back to the file."), 404, 422),
+		"POST /console/files/{id}/shares/{share_id}/delete": post("consoleRevokeShare", "Revoke a share link", console, formBody("form_token"), back("Back to the file."), 404),
+		"GET /console/albums":                               with(page("consoleAlbums", "The caller's albums", console, htmlPage(400, "A bad `page`.")), pageParam()),
+		"POST /console/albums":                              post("consoleCreateAlbum", "Create an album", console, formBody("name", "description", "is_public", "form_token"), back("To the new album."), 422),
+		"GET /console/albums/{id}":                          page("consoleAlbum", "An album", console, htmlPage(404, "Not found.")),
+		"POST /console/albums/{id}":                         post("consoleUpdateAlbum", "Change an album", console, formBody("name", "description", "is_public", "form_token"), back("Back to the album."), 404, 422),
+		"POST /console/albums/{id}/delete":                  post("consoleDeleteAlbum", "Delete an album; its files stay", console, formBody("form_token"), back("To `/console/albums`."), 404),
+
+		// Console: tokens.
+		"GET /console/tokens":  with(page("consoleTokens", "The caller's API tokens", console, htmlPage(400, "A bad `page`.")), pageParam()),
+		"POST /console/tokens": post("consoleCreateToken", "Create an API token", console, formBody("name", "expires_at", "form_token"), htmlPage(200, "The page showing the value once."), 422),
+		"POST /console/tokens/sxcu": {id: "consoleSXCU", summary: "A ShareX custom uploader for a token", tag: "console", auth: console, body: formBody("token", "form_token"),
+			responses: responses(response{status: 200, description: "The `.sxcu` file, as an attachment.", content: jsonContent(schema{"type": "object"})},
+				redirect(303, "No console session: to the sign-in page."), htmlPage(403, "The form was refused."), htmlPage(422, "Not an API token."))},
+		"POST /console/tokens/{id}/revoke": post("consoleRevokeToken", "Revoke an API token", console, formBody("form_token"), back("To `/console/tokens`."), 404),
+
+		// Console: account.
+		"GET /console/account":                         page("consoleAccount", "The account page", console),
+		"POST /console/account/email":                  post("consoleChangeEmail", "Change the email", console, formBody("email", "form_token"), back("To the account."), 400, 409),
+		"POST /console/account/password":               post("consoleChangePassword", "Change the password", console, formBody("current_password", "new_password", "form_token"), back("To the account."), 409, 422),
+		"POST /console/account/totp":                   post("consoleStartTOTP", "Start two-factor set-up", console, formBody("form_token"), htmlPage(200, "The set-up page with the secret.")),
+		"GET /console/account/totp":                    page("consoleTOTPSetup", "The two-factor set-up page", console, redirect(303, "Nothing pending: to the account, or without a session to the sign-in page.")),
+		"POST /console/account/totp/enable":            post("consoleEnableTOTP", "Turn two-factor sign-in on", console, formBody("code", "form_token"), htmlPage(200, "The recovery codes, once."), 409, 422),
+		"POST /console/account/totp/disable":           post("consoleDisableTOTP", "Turn two-factor sign-in off", console, formBody("password", "form_token"), back("To the account."), 422),
+		"POST /console/account/recovery":               post("consoleNewRecoveryCodes", "New recovery codes", console, formBody("password", "form_token"), htmlPage(200, "The new codes, once."), 409, 422),
+		"POST /console/account/sessions/{id}/revoke":   post("consoleRevokeSession", "Sign a session out", console, formBody("form_token"), back("To the account."), 404),
+		"POST /console/account/sessions/revoke-others": post("consoleRevokeOtherSessions", "Sign out every other session", console, formBody("form_token"), back("To the account.")),
+
+		// Console: administration.
+		"GET /console/admin":       page("consoleDashboard", "The dashboard", console, forbiddenAdmin),
+		"GET /console/admin/users": with(page("consoleUsers", "Every account", console, forbiddenAdmin, htmlPage(400, "A bad `page`.")), pageParam(), qParam),
+		"POST /console/admin/users": post("consoleCreateUser", "Add an account", console, formBody("username", "email", "password", "role", "quota", "form_token"),
+			back("To the new user's page."), 400, 409, 422),
+		"GET /console/admin/users/{id}": page("consoleUser", "An account", console, forbiddenAdmin, htmlPage(404, "Not found.")),
+		"POST /console/admin/users/{id}": post("consoleUpdateUser", "Change an account", console, formBody("status", "role", "quota", "password", "form_token"),
+			back("Back to the account."), 400, 404, 422),
+		"POST /console/admin/users/{id}/delete": post("consoleDeleteUser", "Delete an account", console, formBody("form_token"), back("To the list."), 404),
+		"GET /console/admin/files": with(page("consoleAdminFiles", "Every user's files", console, forbiddenAdmin, htmlPage(400, "A bad `type` or `page`."), htmlPage(404, "No such user.")),
+			pageParam(), queryParam("user", stringOf(""), "Only this username's files."), typeParam, qParam),
+		"POST /console/admin/files/delete": post("consoleAdminDeleteFiles", "Delete any user's files", console, formBody("ids", "back", "form_token"), back("Back to the grid."), 422),
+		"GET /console/admin/settings":      page("consoleSettings", "The upload settings", console, forbiddenAdmin),
+		"POST /console/admin/settings": post("consoleUpdateSettings", "Change the upload settings", console,
+			formBody("allow_guest_upload", "allow_register", "allow_duplicate", "strip_metadata", "max_file_size", "default_quota", "allowed_types", "forbidden_exts", "path_pattern", "form_token"),
+			back("Back to the settings."), 422),
+	}
+}
+
+// listCommentsOp is the public list of a post's approved comments.
+func listCommentsOp() operation {
+	return operation{id: "listPostComments", summary: "A public post's approved comments", tag: "comments",
+		params:    []schema{pageParam(), pageSizeParam(20)},
+		responses: responses(okB(http.StatusOK, pageB("PublicComment")), errsB(400, 404))}
+}
