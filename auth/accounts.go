@@ -363,6 +363,68 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next, kee
 	return nil
 }
 
+// ResetPassword is the operator setting a user's password without knowing
+// the current one (folio reset-password). In one transaction it sets the
+// password and ends everything signed in with the old one: every session,
+// every refresh token and every API token of the user. Access tokens
+// already handed out are signed and stateless: they cannot be refreshed
+// any more and run out within AccessTokenTTL. The guest has no password
+// (ErrProtectedUser); the configured administrator's password cannot be
+// reset while admin.password_hash sets it at every start
+// (ErrPasswordInConfig). An unknown id: sqlstore.ErrNotFound.
+func (s *Service) ResetPassword(ctx context.Context, userID, password string) error {
+	if err := ValidatePassword(password); err != nil {
+		return err
+	}
+	if !sqlstore.ValidID(userID) {
+		return sqlstore.ErrNotFound
+	}
+	if userID == s.guestID {
+		return ErrProtectedUser
+	}
+	admin := userID == s.adminID
+	if admin && s.cfg.AdminPasswordHash != "" {
+		return ErrPasswordInConfig
+	}
+	hash, err := s.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		res, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3 AND role <> $4",
+			hash, sqlstore.FromTime(now), userID, RoleGuest)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return sqlstore.ErrNotFound
+		}
+		if err := revokeAll(ctx, tx, userID, "", now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE api_tokens SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
+			sqlstore.FromTime(now), userID); err != nil {
+			return err
+		}
+		if !admin {
+			return nil
+		}
+		// Without this mark a start with no admin.password_hash would take
+		// the administrator for new and generate a password over this one
+		// (when the hash was configured at the first start and dropped since).
+		_, err = tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('admin_password_hash', $1)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, hash)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("auth: reset password: %w", err)
+	}
+	return nil
+}
+
 // ChangeEmail sets a user's email after ValidateEmail; ErrEmailTaken when
 // another user has it (case-insensitively), as for CreateUser.
 func (s *Service) ChangeEmail(ctx context.Context, userID, email string) (*User, error) {

@@ -83,6 +83,70 @@ var ErrInvalidCredentials = errors.New("invalid username or password")
 // New migrates the identity tables and bootstraps the administrator, the
 // guest user and the signing secret.
 func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
+	if err := db.Migrate(ctx, "auth", migrations()); err != nil {
+		return nil, err
+	}
+	secret := cfg.SessionSecret
+	if secret == "" {
+		var err error
+		secret, err = db.EnsureMeta(ctx, "session_secret", randomHex(32))
+		if err != nil {
+			return nil, fmt.Errorf("auth: session secret: %w", err)
+		}
+	}
+	s := newService(db, cfg, secret)
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, fmt.Errorf("auth: bootstrap: %w", err)
+	}
+	return s, nil
+}
+
+// ErrNotSetUp is returned by Open for a database no serving process has
+// prepared yet.
+var ErrNotSetUp = errors.New("the database holds no users yet: start folio serve once")
+
+// Open returns the service over a database that a serving process has
+// migrated and bootstrapped, without migrating or bootstrapping anything:
+// a command such as folio reset-password must not create an administrator,
+// a secret or a generated password on its way. A schema at another version
+// than this binary's is refused.
+func Open(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
+	v, err := db.SchemaVersion(ctx, "auth")
+	if err != nil {
+		// Most likely no table at all: nothing was ever served here.
+		return nil, fmt.Errorf("auth: schema version (has folio serve run on this database?): %w", err)
+	}
+	if v == 0 {
+		return nil, ErrNotSetUp
+	}
+	if want := len(migrations()); v != want {
+		return nil, fmt.Errorf("auth: the database schema is at version %d, this binary's at %d: start folio serve of this version once", v, want)
+	}
+	meta := func(key string) (string, error) {
+		val, err := db.Meta(ctx, key)
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			return "", ErrNotSetUp
+		}
+		return val, err
+	}
+	secret := cfg.SessionSecret
+	if secret == "" {
+		if secret, err = meta("session_secret"); err != nil {
+			return nil, err
+		}
+	}
+	s := newService(db, cfg, secret)
+	if s.adminID, err = meta("admin_user_id"); err != nil {
+		return nil, err
+	}
+	if s.guestID, err = meta("guest_user_id"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newService fills in the defaults of cfg and derives the keys.
+func newService(db *sqlstore.DB, cfg Config, secret string) *Service {
 	if cfg.BcryptCost == 0 {
 		cfg.BcryptCost = 12
 	}
@@ -95,18 +159,7 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if err := db.Migrate(ctx, "auth", migrations()); err != nil {
-		return nil, err
-	}
 	s := &Service{db: db, cfg: cfg, now: time.Now}
-	secret := cfg.SessionSecret
-	if secret == "" {
-		var err error
-		secret, err = db.EnsureMeta(ctx, "session_secret", randomHex(32))
-		if err != nil {
-			return nil, fmt.Errorf("auth: session secret: %w", err)
-		}
-	}
 	s.sessionKey = derive(secret, "folio session v1")
 	s.accessKey = derive(secret, "folio access v1")
 	s.formKey = derive(secret, "folio form v1")
@@ -116,10 +169,7 @@ func New(ctx context.Context, db *sqlstore.DB, cfg Config) (*Service, error) {
 		h, _ := bcrypt.GenerateFromPassword([]byte(randomHex(8)), cfg.BcryptCost) // fails only for cost out of range, checked by HashPassword users
 		return h
 	})
-	if err := s.bootstrap(ctx); err != nil {
-		return nil, fmt.Errorf("auth: bootstrap: %w", err)
-	}
-	return s, nil
+	return s
 }
 
 // AdminID is the user id of the configured administrator.

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -25,116 +24,72 @@ import (
 	"folio/storage"
 )
 
-// runBackup is `folio backup`: it writes the database snapshot (SQLite) and
-// every stored object the records point at to FILE (docs/backup.md). Exit
-// status: 0 written, 1 failed (nothing left behind), 2 usage error.
-func runBackup(configFlag string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("folio backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", configFlag, "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
+// setupBackup defines the flags of `folio backup` and returns what runs
+// it: it writes the database snapshot (SQLite) and every stored object, with
+// a manifest, to the one argument FILE.tar.gz (docs/backup.md). Exit status:
+// 0 written, 1 failed (nothing left behind), 2 usage.
+func setupBackup(fs *flag.FlagSet) func(*invocation) int {
 	force := fs.Bool("force", false, "replace FILE if it exists")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio backup [-config PATH] [-force] FILE.tar.gz")
-		fs.PrintDefaults()
+	return func(inv *invocation) int {
+		file := inv.args[0]
+		cfg, err := loadConfig(inv.config, os.Environ())
+		if err != nil {
+			fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+			return exitFail
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		warn := func(format string, args ...any) {
+			fmt.Fprintf(inv.stderr, "folio backup: warning: "+format+"\n", args...)
+		}
+		m, err := writeBackup(ctx, cfg, file, *force, warn)
+		if err != nil {
+			fmt.Fprintln(inv.stderr, "folio backup:", err)
+			return exitFail
+		}
+		db := "no database (PostgreSQL)"
+		if m.Database != nil {
+			db = fmt.Sprintf("database %d bytes", m.Database.Size)
+		}
+		fmt.Fprintf(inv.stdout, "wrote %s: %s, %d objects (%d bytes), %d missing\n", file, db, len(m.Objects), m.ObjectBytes, len(m.Missing))
+		if m.Database == nil {
+			fmt.Fprintln(inv.stderr, "folio backup: the database is PostgreSQL, which this archive does not hold: "+
+				"save it with pg_dump -Fc BEFORE running folio backup, and keep the dump with this archive (docs/backup.md)")
+		}
+		return exitOK
 	}
-	file, code := parseOneArg(fs, args, "FILE.tar.gz")
-	if code != 0 {
-		return code
-	}
-	cfg, err := loadConfig(*configPath, os.Environ())
-	if err != nil {
-		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	warn := func(format string, args ...any) { fmt.Fprintf(stderr, "folio backup: warning: "+format+"\n", args...) }
-	m, err := writeBackup(ctx, cfg, file, *force, warn)
-	if err != nil {
-		fmt.Fprintln(stderr, "folio backup:", err)
-		return 1
-	}
-	db := "no database (PostgreSQL)"
-	if m.Database != nil {
-		db = fmt.Sprintf("database %d bytes", m.Database.Size)
-	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d objects (%d bytes), %d missing\n", file, db, len(m.Objects), m.ObjectBytes, len(m.Missing))
-	if m.Database == nil {
-		fmt.Fprintln(stderr, "folio backup: the database is PostgreSQL, which this archive does not hold: "+
-			"save it with pg_dump -Fc BEFORE running folio backup, and keep the dump with this archive (docs/backup.md)")
-	}
-	return 0
 }
 
 // runRestore is `folio restore`: it verifies FILE against its manifest and
 // restores it into the configured, empty, database and storage folder
 // (docs/backup.md). Exit status: 0 restored, 1 refused or failed (nothing
-// left behind), 2 usage error.
-func runRestore(configFlag string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("folio restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", configFlag, "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio restore [-config PATH] FILE.tar.gz")
-		fs.PrintDefaults()
-	}
-	file, code := parseOneArg(fs, args, "FILE.tar.gz")
-	if code != 0 {
-		return code
-	}
-	cfg, err := loadConfig(*configPath, os.Environ())
+// left behind), 2 usage.
+func runRestore(inv *invocation) int {
+	file := inv.args[0]
+	cfg, err := loadConfig(inv.config, os.Environ())
 	if err != nil {
-		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
-		return 1
+		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+		return exitFail
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	m, err := restoreBackup(ctx, cfg, file)
 	if err != nil {
-		fmt.Fprintln(stderr, "folio restore:", err)
-		return 1
+		fmt.Fprintln(inv.stderr, "folio restore:", err)
+		return exitFail
 	}
-	fmt.Fprintf(stdout, "restored %d objects (%d bytes) into %s", len(m.Objects), m.ObjectBytes, cfg.StorageDir)
+	fmt.Fprintf(inv.stdout, "restored %d objects (%d bytes) into %s", len(m.Objects), m.ObjectBytes, cfg.StorageDir)
 	if m.Database != nil {
-		fmt.Fprintf(stdout, " and the database (%d bytes) into %s", m.Database.Size, sqlstore.SQLitePath(cfg.DBDSN))
+		fmt.Fprintf(inv.stdout, " and the database (%d bytes) into %s", m.Database.Size, sqlstore.SQLitePath(cfg.DBDSN))
 	}
-	fmt.Fprintf(stdout, ", from a backup of %s\n", m.CreatedAt.Format(time.RFC3339))
+	fmt.Fprintf(inv.stdout, ", from a backup of %s\n", m.CreatedAt.Format(time.RFC3339))
 	if len(m.Missing) > 0 {
-		fmt.Fprintf(stderr, "folio restore: warning: the backup lacks %d objects deleted while it ran; folio fsck reports their records, folio fsck -fix removes them\n", len(m.Missing))
+		fmt.Fprintf(inv.stderr, "folio restore: warning: the backup lacks %d objects deleted while it ran; folio fsck reports their records, folio fsck -fix removes them\n", len(m.Missing))
 	}
 	if m.Database == nil {
-		fmt.Fprintln(stderr, "folio restore: the database is PostgreSQL: restore it with pg_restore from the dump taken before this backup, then run folio fsck (docs/backup.md)")
+		fmt.Fprintln(inv.stderr, "folio restore: the database is PostgreSQL: restore it with pg_restore from the dump taken before this backup, then run folio fsck (docs/backup.md)")
 	}
-	return 0
-}
-
-// parseOneArg parses flags around exactly one argument, named what in
-// messages; code is 2 on a usage error.
-func parseOneArg(fs *flag.FlagSet, args []string, what string) (arg string, code int) {
-	if err := fs.Parse(args); err != nil {
-		return "", 2
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintf(fs.Output(), "%s: missing %s\n", fs.Name(), what)
-		fs.Usage()
-		return "", 2
-	}
-	arg = fs.Arg(0)
-	// Flags may also follow the argument.
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return "", 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
-		return "", 2
-	}
-	if arg == "" {
-		fmt.Fprintf(fs.Output(), "%s: empty %s\n", fs.Name(), what)
-		fs.Usage()
-		return "", 2
-	}
-	return arg, 0
+	return exitOK
 }
 
 // backupKey is a storage key to copy; optional keys (thumbnails, and on
@@ -188,7 +143,7 @@ func writeBackup(ctx context.Context, cfg *Config, out string, force bool, warn 
 			os.Remove(tmp)
 		}
 	}()
-	m = &backupManifest{Format: backupFormat, FormatVersion: backupFormatVersion, FolioVersion: buildVersion(),
+	m = &backupManifest{Format: backupFormat, FormatVersion: backupFormatVersion, FolioVersion: folioVersion(),
 		CreatedAt: time.Now().UTC().Truncate(time.Second), DatabaseDriver: cfg.DBDriver,
 		Objects: []backupEntry{}, Missing: []backupMissingEntry{}}
 	buf := bufio.NewWriterSize(f, 256<<10)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"folio/auth"
 	"folio/httpx"
 	"folio/sqlstore"
@@ -126,7 +128,7 @@ func options() []option {
 			return nil
 		}},
 		{"admin.password_hash", "", "bcrypt hash (folio hash-password); empty: generated at first start and logged once", func(c *Config, v string) error {
-			if v != "" && !strings.HasPrefix(v, "$2") {
+			if _, err := bcrypt.Cost([]byte(v)); v != "" && (!strings.HasPrefix(v, "$2") || err != nil) {
 				return errors.New("must be a bcrypt hash (make one with: folio hash-password)")
 			}
 			c.AdminPasswordHash = v

@@ -96,6 +96,7 @@ func TestLoadConfigErrorsNameKeyAndLine(t *testing.T) {
 		{"bad log format", "log.format = xml\n", nil, []string{"log.format"}},
 		{"bad username", "admin.username = a\n", nil, []string{"admin.username"}},
 		{"bad password hash", "admin.password_hash = secret\n", nil, []string{"admin.password_hash", "hash-password"}},
+		{"truncated password hash", "admin.password_hash = $2a$12$abc\n", nil, []string{"folio.conf:1", "admin.password_hash"}},
 		{"short secret", "admin.session_secret = short\n", nil, []string{"admin.session_secret"}},
 		{"bad ttl", "admin.session_ttl_hours = 0\n", nil, []string{"admin.session_ttl_hours"}},
 		{"empty addr", "server.addr =\n", nil, []string{"server.addr"}},

@@ -18,45 +18,39 @@ import (
 	"folio/storage"
 )
 
-// runFsck is `folio fsck`: it compares the file host's records with the
-// stored bytes and, with -fix, repairs them (docs/filehost.md#crash-consistency).
-// Exit status: 0 nothing wrong (or everything fixed), 1 problems remain or
-// the check failed, 2 usage error.
-func runFsck(configFlag string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("folio fsck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", configFlag, "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
+// setupFsck defines the flags of `folio fsck`, which compares the file
+// host's records with the stored bytes and, with -fix, repairs them
+// (docs/filehost.md#crash-consistency). Exit status: 0 nothing wrong (or
+// everything fixed), 1 problems remain or the check failed, 2 usage error.
+func setupFsck(fs *flag.FlagSet) func(inv *invocation) int {
 	fix := fs.Bool("fix", false, "repair what is found")
 	force := fs.Bool("force", false, "with -fix: remove the records of missing bytes even when more than half of all objects are missing")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio fsck [-config PATH] [-fix [-force]] [-json]")
-		fs.PrintDefaults()
+	return func(inv *invocation) int {
+		if *force && !*fix {
+			fmt.Fprintln(inv.stderr, "folio fsck: -force only goes with -fix")
+			return exitUsage
+		}
+		return runFsck(inv.config, fsckFlags{fix: *fix, force: *force, json: *asJSON}, inv.stdout, inv.stderr)
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "folio fsck: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *force && !*fix {
-		fmt.Fprintln(stderr, "folio fsck: -force only goes with -fix")
-		return 2
-	}
-	cfg, err := loadConfig(*configPath, os.Environ())
+}
+
+type fsckFlags struct{ fix, force, json bool }
+
+func runFsck(configPath string, f fsckFlags, stdout, stderr io.Writer) int {
+	cfg, err := loadConfig(configPath, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
 		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	rep, err := fsck(ctx, cfg, filehost.CheckOptions{Fix: *fix, Force: *force}, newLogger(cfg, stderr))
+	rep, err := fsck(ctx, cfg, filehost.CheckOptions{Fix: f.fix, Force: f.force}, newLogger(cfg, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "folio fsck:", err)
 		return 1
 	}
-	if *asJSON {
+	if f.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -75,12 +69,8 @@ func runFsck(configFlag string, args []string, stdout, stderr io.Writer) int {
 // fsck opens what the configuration names, without creating or migrating
 // anything, and runs the check.
 func fsck(ctx context.Context, cfg *Config, opt filehost.CheckOptions, logger *slog.Logger) (filehost.Report, error) {
-	if cfg.DBDriver == "sqlite" || cfg.DBDriver == "sqlite3" || cfg.DBDriver == "" {
-		// Opening a SQLite file that is not there would create it.
-		path, _, _ := strings.Cut(strings.TrimPrefix(cfg.DBDSN, "file:"), "?")
-		if _, err := os.Stat(path); err != nil {
-			return filehost.Report{}, fmt.Errorf("database: %w", err)
-		}
+	if err := databaseExists(cfg); err != nil {
+		return filehost.Report{}, err
 	}
 	// A storage folder that is not there is not created either: with no
 	// bytes, every record would look missing.
@@ -114,6 +104,18 @@ func fsck(ctx context.Context, cfg *Config, opt filehost.CheckOptions, logger *s
 		return rep, fmt.Errorf("interrupted")
 	}
 	return rep, err
+}
+
+// databaseExists fails for a SQLite file that is not there, which opening
+// it would create: commands that work on a served site must not.
+func databaseExists(cfg *Config) error {
+	if cfg.DBDriver == "sqlite" || cfg.DBDriver == "sqlite3" || cfg.DBDriver == "" {
+		path, _, _ := strings.Cut(strings.TrimPrefix(cfg.DBDSN, "file:"), "?")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	}
+	return nil
 }
 
 // printReport writes the report for people.

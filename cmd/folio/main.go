@@ -1,123 +1,25 @@
 // Command folio is Folio: a blog engine and an image/file host in one
-// binary.
-//
-//	folio [-config PATH] [serve]   run the server (the default)
-//	folio fsck [-fix [-force]] [-json]  check stored files against the records
-//	folio backup [-force] FILE.tar.gz   write the database and every stored file to FILE
-//	folio restore FILE.tar.gz      verify FILE and restore it into an empty data directory
-//	folio hash-password            read a password on stdin, print its bcrypt hash
-//	folio version                  print the version
+// binary. Its commands are in the table of commands.go; `folio help`
+// describes them, and contrib/man/folio.1 is the manual.
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"folio/sqlstore"
 )
 
-// version is set at link time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// run is main with its inputs and outputs passed in, so it can be tested.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("folio", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFlag := fs.String("config", "", "configuration file (default: folio.conf if present, or $FOLIO_CONFIG)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: folio [-config PATH] [serve | fsck [-fix [-force]] [-json] | backup [-force] FILE.tar.gz | restore FILE.tar.gz | hash-password | version]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	cmd, rest := "serve", fs.Args()
-	if len(rest) > 0 {
-		cmd, rest = rest[0], rest[1:]
-		switch cmd { // these have flags and arguments of their own
-		case "fsck":
-			return runFsck(*configFlag, rest, stdout, stderr)
-		case "backup":
-			return runBackup(*configFlag, rest, stdin, stdout, stderr)
-		case "restore":
-			return runRestore(*configFlag, rest, stdin, stdout, stderr)
-		}
-		// Flags may also follow the subcommand: folio serve -config x.conf
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "folio: unexpected argument %q\n", fs.Arg(0))
-			return 2
-		}
-	}
-	switch cmd {
-	case "serve":
-		return runServe(*configFlag, stderr)
-	case "hash-password":
-		return runHashPassword(stdin, stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "folio", buildVersion())
-		return 0
-	case "help", "-h", "--help":
-		fs.Usage()
-		return 0
-	}
-	fmt.Fprintf(stderr, "folio: unknown command %q\n", cmd)
-	fs.Usage()
-	return 2
-}
-
-func buildVersion() string {
-	if version != "dev" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return version
-}
-
-func runHashPassword(stdin io.Reader, stdout, stderr io.Writer) int {
-	line, err := bufio.NewReader(stdin).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(stderr, "folio: read password:", err)
-		return 1
-	}
-	pw := strings.TrimRight(line, "\r\n")
-	if pw == "" {
-		fmt.Fprintln(stderr, "folio: empty password (write it on standard input)")
-		return 1
-	}
-	if len(pw) > 72 {
-		fmt.Fprintln(stderr, "folio: password longer than 72 bytes, which bcrypt cannot use")
-		return 1
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), 12)
-	if err != nil {
-		fmt.Fprintln(stderr, "folio:", err)
-		return 1
-	}
-	fmt.Fprintln(stdout, string(hash))
-	return 0
 }
 
 // loadConfig finds and reads the configuration file and the environment.
@@ -165,17 +67,26 @@ func runServe(configFlag string, stderr io.Writer) int {
 	logs := newAsyncLog(stderr)
 	defer logs.close()
 	logger := newLoggerAsync(cfg, logs)
+	start := time.Now()
+	// Bound before newApp, which may generate the administrator's first
+	// password and print it: a start that cannot serve must fail before
+	// it creates or shows anything.
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		logger.Error("start-up failed", "err", fmt.Errorf("listen on %s: %w", cfg.Addr, err))
+		return 1
+	}
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	start := time.Now()
 	a, err := newApp(ctx, cfg, logger)
 	if err != nil {
+		ln.Close()
 		logger.Error("start-up failed", "err", err)
 		return 1
 	}
-	err = serve(ctx, cfg, a.handler, logger, func(addr string) {
+	err = serve(ctx, ln, a.handler, logger, func(addr string) {
 		logger.Info("ready", "addr", addr, "startup", time.Since(start).Round(time.Millisecond), "database", cfg.DBDriver)
 	})
 	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

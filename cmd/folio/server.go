@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -147,7 +148,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	files.Routes(a.router)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
-	if err := a.openapi.prepare(a.router.Routes(), buildVersion()); err != nil {
+	if err := a.openapi.prepare(a.router.Routes(), folioVersion()); err != nil {
 		return fail(err)
 	}
 
@@ -188,11 +189,10 @@ func (a *app) health(w http.ResponseWriter, r *http.Request) {
 	httpx.Reply(w, http.StatusOK, map[string]string{"status": "ok", "render_mode": mode}, "ok")
 }
 
-// serve runs the HTTP server until ctx ends, then drains in-flight requests
-// for up to 30 seconds.
-func serve(ctx context.Context, cfg *Config, h http.Handler, logger *slog.Logger, ready func(addr string)) error {
+// serve runs the HTTP server on ln until ctx ends, then drains in-flight
+// requests for up to 30 seconds.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, ready func(addr string)) error {
 	srv := &http.Server{
-		Addr:              cfg.Addr,
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Short: PicGo and similar uploaders wait for idle keep-alive
@@ -201,11 +201,7 @@ func serve(ctx context.Context, cfg *Config, h http.Handler, logger *slog.Logger
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	ln, err := listen(cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
-	logger.Info("folio listening", "addr", ln.Addr().String(), "version", version)
+	logger.Info("folio listening", "addr", ln.Addr().String(), "version", buildVersion(version, readBuildInfo()))
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
