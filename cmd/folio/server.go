@@ -27,6 +27,7 @@ type app struct {
 	settings blog.SettingsGroups
 	site     *blog.Site
 	obs      *observability // nil: metrics off
+	auth     *auth.Service
 	closers  []func(context.Context)
 }
 
@@ -92,6 +93,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	a.auth = authSvc
+	a.background(ctx, func(ctx context.Context) { pruneAuditLog(ctx, authSvc, logger) })
 	local, err := storage.NewLocal(cfg.StorageDir)
 	if err != nil {
 		return fail(err)
@@ -168,6 +171,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		mem.Middleware,
 		httpx.Proxies{Trusted: cfg.TrustedProxies, BaseURL: cfg.BaseURL}.Middleware,
 		httpx.AccessLog(logger),
+		authSvc.Audit,
 		httpx.SecurityHeaders,
 	)
 	return a, nil
