@@ -50,6 +50,9 @@ type auditNote struct {
 	route    string // the matched pattern's path, when idn was noted
 	resource string
 	login    *loginNote
+	// plainUser is a signing-in account known not to be an
+	// administrator, so that its session needs no look-up.
+	plainUser string
 }
 
 // loginNote is a sign-in attempt on an administrator account.
@@ -166,7 +169,11 @@ func routeOf(r *http.Request) (route, resource string) {
 // administrator; failed says the attempt was refused.
 func noteLoginUser(ctx context.Context, u *User, failed bool) {
 	n := noteOf(ctx)
-	if n == nil || u == nil || u.Role != RoleAdmin {
+	if n == nil || u == nil {
+		return
+	}
+	if u.Role != RoleAdmin {
+		n.plainUser = u.ID
 		return
 	}
 	if n.login == nil || n.login.userID != u.ID {
@@ -180,7 +187,7 @@ func noteLoginUser(ctx context.Context, u *User, failed bool) {
 // and does not already name them.
 func (s *Service) noteSignIn(ctx context.Context, userID string) {
 	n := noteOf(ctx)
-	if n == nil {
+	if n == nil || n.plainUser == userID {
 		return
 	}
 	if n.login == nil || n.login.userID != userID {

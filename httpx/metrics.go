@@ -86,7 +86,7 @@ func validName(s string) bool {
 }
 
 // with finds or makes the series of labelValues.
-func (f *family) with(labelValues []string, make func() *series) *series {
+func (f *family) with(labelValues []string, newSeries func() *series) *series {
 	if len(labelValues) != len(f.labels) {
 		panic(fmt.Sprintf("httpx: metric %s wants %d label values, got %d", f.name, len(f.labels), len(labelValues)))
 	}
@@ -96,7 +96,7 @@ func (f *family) with(labelValues []string, make func() *series) *series {
 	if s, ok := f.series[key]; ok {
 		return s
 	}
-	s := make()
+	s := newSeries()
 	s.labelValues = slices.Clone(labelValues)
 	f.series[key] = s
 	return s

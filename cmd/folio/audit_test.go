@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"folio/auth"
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
+	"folio/sqlstore/sqlstoretest"
 )
 
 // auditPage is the data of GET /api/v1/admin/audit-log.
@@ -179,5 +181,50 @@ func TestAuditLogPagesNewestFirst(t *testing.T) {
 	}
 	if got := auditLog(t, c, "?action=write").Pagination.Total; got != 4 {
 		t.Errorf("%d write entries after pruning, want 4", got)
+	}
+}
+
+func TestAuditLogRecordsTokenWritesAndNeverFailsTheRequest(t *testing.T) {
+	db := sqlstoretest.NewConfig(t)
+	cfg, err := LoadConfig("", nil, []string{
+		"FOLIO_DATABASE_DRIVER=" + db.Driver, "FOLIO_DATABASE_DSN=" + db.DSN, "FOLIO_STORAGE_DIR=" + t.TempDir(),
+		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	c := httpxtest.NewServer(t, a.handler)
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	var tok struct{ Token string }
+	httpxtest.Into(t, c.Do("POST", "/api/v1/tokens", map[string]any{"name": "ci"}).Expect(201).A().Data, &tok)
+	bot := c.Clone()
+	bot.Header.Set("Authorization", "Bearer "+tok.Token)
+	bot.Do("POST", "/api/v1/admin/categories", map[string]any{"name": "By Token"}).Expect(201)
+	bot.Upload("/api/v1/upload", "file", "a.png", testPNG(t)).Expect(200)
+
+	log := auditLog(t, c, "?page_size=100").Items
+	for _, route := range []string{"/api/v1/admin/categories", "/api/v1/upload"} {
+		if e := entryLike(log, auth.AuditWrite, "POST", route); e == nil || e.Via != "api_token" || e.Status != 200 && e.Status != 201 {
+			t.Errorf("%s by API token: %+v", route, e)
+		}
+	}
+	if e := entryLike(log, auth.AuditWrite, "POST", "/api/v1/tokens"); e == nil || e.Via != "session" {
+		t.Errorf("token creation: %+v", e)
+	}
+
+	// With the table gone every write is refused by the database: the
+	// request still succeeds, and the failure is only logged.
+	if _, err := a.db.Exec(context.Background(), "DROP TABLE audit_log"); err != nil {
+		t.Fatal(err)
+	}
+	bot.Do("POST", "/api/v1/admin/categories", map[string]any{"name": "Unaudited"}).Expect(201)
+	if got := logs.String(); !strings.Contains(got, "audit log not written") || !strings.Contains(got, "path=/api/v1/admin/categories") {
+		t.Errorf("the failure was not logged:\n%s", got)
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"folio/auth/authtest"
@@ -37,9 +39,9 @@ func (s scrape) value(t *testing.T, series string) float64 {
 
 // metricsApp is a test app with metrics.addr on, its /metrics served on a
 // listener of its own as folio serve does.
-func metricsApp(t *testing.T) (*app, *httpxtest.Client, func() scrape) {
+func metricsApp(t *testing.T, env ...string) (*app, *httpxtest.Client, func() scrape) {
 	t.Helper()
-	a, c := newTestAppOn(t, sqlstoretest.NewConfig(t), "FOLIO_METRICS_ADDR=127.0.0.1:0")
+	a, c := newTestAppOn(t, sqlstoretest.NewConfig(t), append([]string{"FOLIO_METRICS_ADDR=127.0.0.1:0"}, env...)...)
 	ln, err := listenMetrics(&Config{MetricsAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +202,40 @@ func promtoolCheck(t *testing.T, text string) {
 	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
+}
+
+func TestMetricsCountAICallsByKindAndOutcome(t *testing.T) {
+	var fail atomic.Bool
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			http.Error(w, `{"error":"overloaded"}`, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"A summary."},"done":true}`)
+	}))
+	defer provider.Close()
+	_, c, get := metricsApp(t, "FOLIO_AI_ENABLED=true", "FOLIO_AI_PROVIDER=ollama", "FOLIO_AI_MODEL=m",
+		"FOLIO_AI_BASE_URL="+provider.URL)
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	body := map[string]string{"title": "T", "content_markdown": "Some text to summarise."}
+	c.Do("POST", "/api/v1/admin/ai/summary", body).Expect(200)
+	fail.Store(true)
+	c.Do("POST", "/api/v1/admin/ai/summary", body).Expect(502)
+	s := get()
+	for series, want := range map[string]float64{
+		`folio_ai_jobs_total{kind="summary",outcome="ok"}`:               1,
+		`folio_ai_jobs_total{kind="summary",outcome="error"}`:            1,
+		`folio_ai_jobs_total{kind="tags",outcome="ok"}`:                  0,
+		`folio_ai_job_duration_seconds_count{kind="summary"}`:            2,
+		`folio_ai_job_duration_seconds_bucket{kind="summary",le="+Inf"}`: 2,
+	} {
+		if got := s.value(t, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	promtoolCheck(t, s.text)
 }
 
 func TestMetricsOffRegistersNothing(t *testing.T) {
