@@ -127,3 +127,29 @@ func TestRouterCountsRequestsByPattern(t *testing.T) {
 		t.Errorf("a raw path or method became a label:\n%s", got)
 	}
 }
+
+// BenchmarkRouterMetrics is the router alone with a handler that does
+// nothing, without and with metrics: the difference is what observing a
+// request costs (docs/observability.md).
+func BenchmarkRouterMetrics(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt := NewRouter()
+			rt.API("api", FileAPI).Handle("GET /api/things/{id}", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			if on {
+				rt.Observe(NewHTTPMetrics(NewRegistry()))
+			}
+			req := httptest.NewRequest("GET", "/api/things/1", nil)
+			w := &statusWriter{ResponseWriter: httptest.NewRecorder()}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.status = 0
+				rt.ServeHTTP(w, req)
+			}
+		})
+	}
+}
