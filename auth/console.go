@@ -112,6 +112,7 @@ func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 				http.Redirect(w, r, target, http.StatusSeeOther)
 				return
 			}
+			noteIdentity(r, idn)
 			r = r.WithContext(WithIdentity(r.Context(), idn))
 			if admin && !idn.IsAdmin() {
 				c.Fail(w, r, httpx.Forbidden("This page is for the administrator."))

@@ -68,3 +68,9 @@ func ParseKind(s *Service, kind int, value string) (string, bool) {
 		return s.Open(TestPurpose, value)
 	}
 }
+
+// RouteOf and TrimField expose the audit log's pure helpers.
+var (
+	RouteOf   = routeOf
+	TrimField = trimField
+)

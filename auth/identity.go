@@ -122,6 +122,7 @@ func (s *Service) Authenticate(r *http.Request) (*Identity, error) {
 func (s *Service) Identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if idn, err := s.Authenticate(r); err == nil && idn != nil {
+			noteIdentity(r, idn)
 			r = r.WithContext(WithIdentity(r.Context(), idn))
 		}
 		next.ServeHTTP(w, r)
@@ -143,6 +144,9 @@ func (s *Service) require(env httpx.Envelope, admin bool) func(http.Handler) htt
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			idn, err := s.Authenticate(r)
+			if err == nil && idn != nil {
+				noteIdentity(r, idn)
+			}
 			switch {
 			case err != nil && !errors.Is(err, errUnauthenticated):
 				env.Error(w, r, httpx.Internal(err))

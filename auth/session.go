@@ -32,7 +32,8 @@ func MetaFromRequest(r *http.Request) SessionMeta {
 }
 
 // NewSession starts a session for a user and returns the signed cookie value
-// "<session id>.<expiry unix>.<mac>" and its expiry.
+// "<session id>.<expiry unix>.<mac>" and its expiry: a sign-in
+// (docs/observability.md#audit-log).
 func (s *Service) NewSession(ctx context.Context, userID string, meta SessionMeta) (string, time.Time, error) {
 	id := randomHex(16)
 	now := s.now()
@@ -46,6 +47,7 @@ func (s *Service) NewSession(ctx context.Context, userID string, meta SessionMet
 		id, userID, sqlstore.FromTime(now), sqlstore.FromTime(exp), ua, strings.ToValidUTF8(meta.IP, "")); err != nil {
 		return "", time.Time{}, fmt.Errorf("auth: create session: %w", err)
 	}
+	s.noteSignIn(ctx, userID)
 	return s.sessionSigner().seal(id, exp.Unix()), exp, nil
 }
 

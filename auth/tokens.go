@@ -46,8 +46,17 @@ type TokenPair struct {
 	User         *User  `json:"user"`
 }
 
-// IssuePair makes an access token and a stored, single-use refresh token.
+// IssuePair makes an access token and a stored, single-use refresh token:
+// a sign-in (docs/observability.md#audit-log).
 func (s *Service) IssuePair(ctx context.Context, u *User) (*TokenPair, error) {
+	p, err := s.issuePair(ctx, u)
+	if err == nil {
+		s.noteSignIn(ctx, u.ID)
+	}
+	return p, err
+}
+
+func (s *Service) issuePair(ctx context.Context, u *User) (*TokenPair, error) {
 	access, _ := s.NewAccessToken(u.ID)
 	refresh := randomToken(32)
 	now := s.now()
@@ -92,7 +101,7 @@ func (s *Service) Refresh(ctx context.Context, refresh string) (*TokenPair, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.IssuePair(ctx, u)
+	return s.issuePair(ctx, u)
 }
 
 // RevokeRefresh revokes one refresh token (logout). Unknown tokens are ignored.

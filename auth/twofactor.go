@@ -224,6 +224,14 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, userID, password 
 // unused recovery code, which it spends; anything else, and any code for
 // an account without TOTP, is ErrInvalidOTP.
 func (s *Service) CheckSecondFactor(ctx context.Context, userID, code string) error {
+	err := s.checkSecondFactor(ctx, userID, code)
+	if errors.Is(err, ErrInvalidOTP) {
+		s.noteFailedFactor(ctx, userID)
+	}
+	return err
+}
+
+func (s *Service) checkSecondFactor(ctx context.Context, userID, code string) error {
 	st, err := s.loadTOTP(ctx, userID)
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return ErrInvalidOTP

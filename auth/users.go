@@ -81,14 +81,18 @@ func (s *Service) CheckPassword(ctx context.Context, login, password string) (*U
 		return nil, ErrInvalidCredentials
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		noteLoginUser(ctx, &u, true)
 		return nil, ErrInvalidCredentials
 	}
 	if u.Status != "active" {
+		noteLoginUser(ctx, &u, true)
 		return nil, ErrDisabled
 	}
 	if u.Role == RoleAdmin && u.ID == s.adminID && !s.cfg.AdminEnabled {
+		noteLoginUser(ctx, &u, true)
 		return nil, ErrAdminDisabled
 	}
+	noteLoginUser(ctx, &u, false)
 	u.CreatedAt = sqlstore.Time(created)
 	return &u, nil
 }

@@ -20,7 +20,7 @@ type aiTask func(ctx context.Context, c *ai.Client, s Settings, title, markdown 
 // handleAISummary answers {summary} for a post without saving it.
 func (b *Blog) handleAISummary(w http.ResponseWriter, r *http.Request) error {
 	return b.runAITask(w, r, func(ctx context.Context, c *ai.Client, s Settings, title, markdown string) (any, error) {
-		summary, err := c.Summarize(ctx, title, markdown, s.Post.SummaryLength)
+		summary, err := b.ai.summarize(ctx, c, title, markdown, s.Post.SummaryLength)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (b *Blog) handleAITags(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return nil, err
 		}
-		names, err := c.SuggestTags(ctx, title, markdown, existing, maxAutoTags)
+		names, err := b.ai.suggestTags(ctx, c, title, markdown, existing)
 		if err != nil {
 			return nil, err
 		}

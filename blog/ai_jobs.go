@@ -27,9 +27,10 @@ const (
 
 // aiJobs runs the summary and tag jobs queued after posts are saved.
 type aiJobs struct {
-	queue  *ai.Queue
-	http   *http.Client // nil: the ai package's default client
-	logger *slog.Logger
+	queue   *ai.Queue
+	http    *http.Client // nil: the ai package's default client
+	logger  *slog.Logger
+	metrics AIMetrics // nil: none
 
 	// pending holds the posts with a job waiting in the queue: saving a
 	// post again before its job starts adds no second job, since the job
@@ -147,7 +148,7 @@ func (b *Blog) runAIJob(ctx context.Context, postID string) {
 // while the provider was working: then the save that changed it has queued
 // a job of its own, and this summary describes an older text.
 func (b *Blog) generateSummary(ctx context.Context, log *slog.Logger, c *ai.Client, p *Post, length int) {
-	summary, err := c.Summarize(ctx, p.Title, p.ContentMarkdown, length)
+	summary, err := b.ai.summarize(ctx, c, p.Title, p.ContentMarkdown, length)
 	if err != nil {
 		log.Warn("ai: summary not generated", "err", err)
 		return
@@ -180,7 +181,7 @@ func (b *Blog) generateTags(ctx context.Context, log *slog.Logger, c *ai.Client,
 		log.Error("ai: list tags", "err", err)
 		return
 	}
-	names, err := c.SuggestTags(ctx, p.Title, p.ContentMarkdown, existing, maxAutoTags)
+	names, err := b.ai.suggestTags(ctx, c, p.Title, p.ContentMarkdown, existing)
 	if err != nil {
 		log.Warn("ai: tags not suggested", "err", err)
 		return
@@ -215,4 +216,24 @@ func (b *Blog) tagNames(ctx context.Context) ([]string, error) {
 		names[i] = t.Name
 	}
 	return names, nil
+}
+
+// summarize asks c for a summary, telling the metrics.
+func (j *aiJobs) summarize(ctx context.Context, c *ai.Client, title, markdown string, length int) (string, error) {
+	start := time.Now()
+	s, err := c.Summarize(ctx, title, markdown, length)
+	if j.metrics != nil {
+		j.metrics.AICall("summary", err != nil, time.Since(start))
+	}
+	return s, err
+}
+
+// suggestTags asks c for tags, telling the metrics.
+func (j *aiJobs) suggestTags(ctx context.Context, c *ai.Client, title, markdown string, existing []string) ([]string, error) {
+	start := time.Now()
+	names, err := c.SuggestTags(ctx, title, markdown, existing, maxAutoTags)
+	if j.metrics != nil {
+		j.metrics.AICall("tags", err != nil, time.Since(start))
+	}
+	return names, err
 }

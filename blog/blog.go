@@ -32,6 +32,15 @@ type Deps struct {
 	AIHTTPClient *http.Client
 	// Now is the blog's clock; nil means time.Now. Tests move it forward.
 	Now func() time.Time
+	// AIMetrics, when not nil, hears of every call to the AI provider.
+	AIMetrics AIMetrics
+}
+
+// AIMetrics is told of each call to the AI provider, background or on
+// demand: its kind ("summary" or "tags"), whether it failed and how long
+// it took (docs/observability.md).
+type AIMetrics interface {
+	AICall(kind string, failed bool, took time.Duration)
 }
 
 // Blog serves the blog API.
@@ -91,6 +100,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
+	b.ai.metrics = d.AIMetrics
 	return b, nil
 }
 

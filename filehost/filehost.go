@@ -41,6 +41,8 @@ type Deps struct {
 	Instance string
 	// Instances judges which processes are alive; nil: the registry of DB.
 	Instances *sqlstore.Instances
+	// Metrics, when its counters are set, counts uploads and served bytes.
+	Metrics Metrics
 }
 
 // Service serves the file-hosting routes.
@@ -71,6 +73,8 @@ type Service struct {
 	guestLimit    *httpx.RateLimiter
 	codeLimit     *httpx.RateLimiter // second-factor guesses, per account
 	shareLimit    *httpx.RateLimiter // wrong share-link passwords
+
+	metrics Metrics
 }
 
 // New migrates the file host's tables and returns the service. The auth
@@ -123,6 +127,7 @@ func newService(d Deps) *Service {
 		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
 		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
+		metrics:       d.Metrics,
 	}
 }
 

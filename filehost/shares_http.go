@@ -194,7 +194,7 @@ func (s *Service) handleShareRaw(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", contentDisposition(disposition, f.OriginName))
 	h.Set("Cache-Control", "private, max-age=900")
 	h.Set("Referrer-Policy", "no-referrer")
-	serveContent(w, r, obj, f.Mimetype, `"`+f.MD5+`"`, f.CreatedAt)
+	s.serveContent(w, r, obj, f.Mimetype, `"`+f.MD5+`"`, f.CreatedAt)
 }
 
 // findShare finds the open link of the path's token, or answers 404.

@@ -52,12 +52,12 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				sv = t.sent.attachment
 			}
 			if f == nil {
-				serveBytes(w, r, body, sv)
+				s.serveBytes(w, r, body, sv)
 				return
 			}
 			defer f.Close()
 			w.Header()["Content-Disposition"] = sv.hdr.disposition
-			serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
+			s.serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 			return
 		}
 		s.notFound(w, r)
@@ -122,10 +122,11 @@ func contentHeaders(h http.Header, mimetype, etag string) {
 }
 
 // serveContent sends stored content with validators and ranges through
-// http.ServeContent (sendfile for the local store).
-func serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimetype, etag string, modified time.Time) {
+// http.ServeContent (sendfile for the local store), counting the bytes
+// sent.
+func (s *Service) serveContent(w http.ResponseWriter, r *http.Request, f io.ReadSeeker, mimetype, etag string, modified time.Time) {
 	contentHeaders(w.Header(), mimetype, etag)
-	http.ServeContent(w, r, "", modified, f)
+	http.ServeContent(httpx.CountBytes(w, s.metrics.ServedBytes), r, "", modified, f)
 }
 
 // sending is how some stored content goes out: its validators, and its
@@ -170,14 +171,14 @@ func newSendings(t linkTarget) sendings {
 // headers share the first packet); ranges and the other conditions, rare
 // from browsers and image clients, go through http.ServeContent, which
 // answers them as it does for files.
-func serveBytes(w http.ResponseWriter, r *http.Request, b []byte, sv *sending) {
+func (s *Service) serveBytes(w http.ResponseWriter, r *http.Request, b []byte, sv *sending) {
 	h := w.Header()
 	if sv.hdr.disposition != nil {
 		h["Content-Disposition"] = sv.hdr.disposition
 	}
 	for _, k := range [...]string{"Range", "If-Range", "If-Match", "If-Unmodified-Since", "If-Modified-Since"} {
 		if _, ok := r.Header[k]; ok {
-			serveContent(w, r, bytes.NewReader(b), sv.mimetype, sv.etag, sv.modified)
+			s.serveContent(w, r, bytes.NewReader(b), sv.mimetype, sv.etag, sv.modified)
 			return
 		}
 	}
@@ -202,7 +203,8 @@ func serveBytes(w http.ResponseWriter, r *http.Request, b []byte, sv *sending) {
 	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(b)
+		n, _ := w.Write(b)
+		s.metrics.ServedBytes.Add(uint64(n))
 	}
 }
 

@@ -27,7 +27,7 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		key := thumbKey(t.objectID, thumbJPEG(t.mimetype))
 		if local {
 			if b, ok := s.links.bytesOf(key, v); ok {
-				serveBytes(w, r, b, sv)
+				s.serveBytes(w, r, b, sv)
 				return
 			}
 		}
@@ -50,12 +50,12 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 			}
 			if ok {
 				s.links.keep(key, b, v)
-				serveBytes(w, r, b, sv)
+				s.serveBytes(w, r, b, sv)
 				return
 			}
 		}
 		defer f.Close()
-		serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
+		s.serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 		return
 	}
 	s.notFound(w, r)

@@ -61,7 +61,12 @@ type uploadBatch struct {
 // fields are checked, then each file is saved in turn. The error is an
 // httpx error, for the caller's envelope or error page; files saved before
 // it stay saved and are in the batch.
-func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, maxFiles int) (*uploadBatch, error) {
+func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, maxFiles int) (_ *uploadBatch, err error) {
+	defer func() {
+		if err != nil {
+			s.metrics.UploadsFailed.Inc()
+		}
+	}()
 	b := &uploadBatch{}
 	set := s.settings.Get(r.Context()).Upload
 	files, fields, err := s.receiveAll(w, r, set, maxFiles, b)

@@ -26,6 +26,9 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 		rec, taken, err := s.reuse(ctx, userID, in, opt)
 		if rec != nil || err != nil {
 			in.w.Abort()
+			if rec != nil {
+				s.metrics.deduplicated(in.size)
+			}
 			return rec, err
 		}
 		md5Taken = taken
@@ -43,6 +46,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
 	rec, err := s.insertFile(ctx, userID, obj, in, opt, true)
 	if err == nil {
+		s.metrics.stored(in.size)
 		return rec, nil
 	}
 	s.discardPlaced(ctx, obj.Key, obj.intent)
@@ -55,6 +59,9 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	if rec == nil && err == nil {
 		// It was deleted in the moment between: the bytes are gone.
 		err = errContentGone
+	}
+	if rec != nil {
+		s.metrics.deduplicated(in.size)
 	}
 	return rec, err
 }

@@ -83,6 +83,17 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// TrackStatus returns w and a function reporting the status written
+// through it (0 until one is): w itself when it records the status already
+// (under AccessLog), else a wrapper.
+func TrackStatus(w http.ResponseWriter) (http.ResponseWriter, func() int) {
+	sw, ok := w.(*statusWriter)
+	if !ok {
+		sw = &statusWriter{ResponseWriter: w}
+	}
+	return sw, func() int { return sw.status }
+}
+
 // AccessLog logs one line per request and makes logger the request's logger.
 // The record carries no caller: every line would name this function, and
 // finding it costs a stack walk per request.

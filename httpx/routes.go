@@ -16,11 +16,18 @@ import (
 // (docs/design.md, HTTP). Every route is registered before serving starts.
 type Router struct {
 	mux          *http.ServeMux
-	owners       map[string]*Surface // every registered pattern
-	fallbacks    map[string]bool     // the method-less patterns answering misses
+	owners       map[string]*owner // every registered pattern
+	fallbacks    map[string]bool   // the method-less patterns answering misses
 	routes       []Route
 	methods      []string // every method a route names, plus HEAD: what Allow may list
 	notFoundPage http.Handler
+	metrics      *HTTPMetrics // nil: not observed
+}
+
+// owner is what the router knows of a registered pattern.
+type owner struct {
+	surface *Surface
+	series  *routeSeries // when observed
 }
 
 // Route is one registered pattern and the surface that owns it.
@@ -58,7 +65,7 @@ type Surface struct {
 
 // NewRouter returns an empty route table.
 func NewRouter() *Router {
-	return &Router{mux: http.NewServeMux(), owners: map[string]*Surface{}, fallbacks: map[string]bool{}}
+	return &Router{mux: http.NewServeMux(), owners: map[string]*owner{}, fallbacks: map[string]bool{}}
 }
 
 // API adds a JSON API surface answering in env.
@@ -124,7 +131,11 @@ func (s *Surface) Fallback(pattern string, guards ...func(http.Handler) http.Han
 
 func (s *Surface) register(pattern string, h http.Handler, fallback bool) {
 	s.rt.mux.Handle(pattern, h)
-	s.rt.owners[pattern] = s
+	o := &owner{surface: s}
+	if s.rt.metrics != nil {
+		o.series = s.rt.metrics.route(routeLabel(pattern))
+	}
+	s.rt.owners[pattern] = o
 	if fallback {
 		s.rt.fallbacks[pattern] = true
 	}
@@ -136,8 +147,14 @@ func (s *Surface) register(pattern string, h http.Handler, fallback bool) {
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// For an unclean path the mux reports the pattern the clean path
 	// matches, so the owner is known before any redirect.
-	if _, pattern := rt.mux.Handler(r); rt.owners[pattern] != nil {
-		rt.owners[pattern].serve.ServeHTTP(w, r)
+	_, pattern := rt.mux.Handler(r)
+	o := rt.owners[pattern]
+	if rt.metrics != nil {
+		rt.serveObserved(o, w, r)
+		return
+	}
+	if o != nil {
+		o.surface.serve.ServeHTTP(w, r)
 		return
 	}
 	rt.mux.ServeHTTP(w, r)

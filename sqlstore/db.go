@@ -372,3 +372,19 @@ func mapError(err error) error {
 	}
 	return err
 }
+
+// PoolStats are the statistics of the connection pools by name: "read"
+// and "write" for SQLite, which keeps a pool of its own for its one
+// writer, and "main" for PostgreSQL's one pool.
+func (db *DB) PoolStats() []NamedPoolStats {
+	if db.read == db.write {
+		return []NamedPoolStats{{"main", db.read.Stats()}}
+	}
+	return []NamedPoolStats{{"read", db.read.Stats()}, {"write", db.write.Stats()}}
+}
+
+// NamedPoolStats are one pool's statistics.
+type NamedPoolStats struct {
+	Pool  string
+	Stats sql.DBStats
+}

@@ -132,6 +132,26 @@ func coreMigrations() []Migration {
 		{Name: "instances_changes_scope", Up: Statements(
 			`ALTER TABLE instances ADD COLUMN changes_scope TEXT NOT NULL DEFAULT ''`,
 		)},
+		// The administrators' writes, sign-ins and sign-outs
+		// (docs/observability.md#audit-log), listed newest first and
+		// pruned by age: both by the index on time.
+		{Name: "audit_log", Up: Statements(
+			`CREATE TABLE audit_log (
+			id TEXT PRIMARY KEY,
+			at BIGINT NOT NULL,
+			user_id TEXT NOT NULL,
+			username TEXT NOT NULL,
+			via TEXT NOT NULL,
+			action TEXT NOT NULL,
+			method TEXT NOT NULL,
+			route TEXT NOT NULL,
+			path TEXT NOT NULL,
+			resource_id TEXT NOT NULL,
+			status INTEGER NOT NULL,
+			client_ip TEXT NOT NULL
+		)`,
+			`CREATE INDEX audit_log_at ON audit_log (at, id)`,
+		)},
 	}
 }
 

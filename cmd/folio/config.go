@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"os"
 	"sort"
@@ -33,6 +34,7 @@ type Config struct {
 	ConsoleEnabled bool
 	LogLevel       slog.Level
 	LogFormat      string
+	MetricsAddr    string // empty: no metrics listener
 
 	AdminEnabled      bool
 	AdminUsername     string
@@ -113,6 +115,15 @@ func options() []option {
 				return errors.New("must be text or json")
 			}
 			c.LogFormat = v
+			return nil
+		}},
+		{"metrics.addr", "", "address of the Prometheus /metrics listener (e.g. 127.0.0.1:9464); empty: off", func(c *Config, v string) error {
+			if v != "" {
+				if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+					return errors.New("must be host:port or :port, or empty for off")
+				}
+			}
+			c.MetricsAddr = v
 			return nil
 		}},
 		{"admin.enabled", "true", "whether the administrator may log in", func(c *Config, v string) error {

@@ -8,6 +8,7 @@ import (
 
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
+	"folio/sqlstore/sqlstoretest"
 )
 
 // discardWriter is a ResponseWriter that keeps nothing, so that a benchmark
@@ -24,8 +25,16 @@ func (w *discardWriter) WriteHeader(int)             {}
 // kernel and net/http cost (docs/design.md#caches-across-processes).
 //
 //	go test -run '^$' -bench HotPaths -benchmem ./cmd/folio/
-func BenchmarkHotPaths(b *testing.B) {
-	a, c := newTestApp(b)
+func BenchmarkHotPaths(b *testing.B) { benchmarkHotPaths(b) }
+
+// BenchmarkHotPathsWithMetrics is BenchmarkHotPaths with metrics.addr on:
+// the difference is what recording a request's metrics costs.
+func BenchmarkHotPathsWithMetrics(b *testing.B) {
+	benchmarkHotPaths(b, "FOLIO_METRICS_ADDR=127.0.0.1:0")
+}
+
+func benchmarkHotPaths(b *testing.B, env ...string) {
+	a, c := newTestAppOn(b, sqlstoretest.NewConfig(b), env...)
 	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
 	up := c.Upload("/api/v1/upload", "file", "a.png", testPNG(b)).Expect(200).U()

@@ -80,15 +80,35 @@ func runServe(configFlag string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	a, err := newApp(ctx, cfg, logger)
+	metricsLn, err := listenMetrics(cfg)
 	if err != nil {
 		ln.Close()
 		logger.Error("start-up failed", "err", err)
 		return 1
 	}
+	a, err := newApp(ctx, cfg, logger)
+	if err != nil {
+		ln.Close()
+		if metricsLn != nil {
+			metricsLn.Close()
+		}
+		logger.Error("start-up failed", "err", err)
+		return 1
+	}
+	// The metrics listener stops with the main server, however it stops.
+	mctx, stopMetrics := context.WithCancel(ctx)
+	metricsDone := make(chan struct{})
+	go func() {
+		defer close(metricsDone)
+		if metricsLn != nil {
+			serveMetrics(mctx, metricsLn, a.obs.reg, logger)
+		}
+	}()
 	err = serve(ctx, ln, a.handler, logger, func(addr string) {
 		logger.Info("ready", "addr", addr, "startup", time.Since(start).Round(time.Millisecond), "database", cfg.DBDriver)
 	})
+	stopMetrics()
+	<-metricsDone
 	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	a.Close(cctx)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"folio/auth"
 	"folio/filehost"
 	"folio/sqlstore"
 )
@@ -155,4 +156,28 @@ func (a *app) background(ctx context.Context, run func(context.Context)) {
 		stop()
 		<-done
 	})
+}
+
+// auditRetention is how long the audit log keeps an entry
+// (docs/observability.md#audit-log).
+const auditRetention = 365 * 24 * time.Hour
+
+// pruneAuditLog deletes audit entries past auditRetention now and every
+// hour until ctx ends. Every process may do it: a second deletion finds
+// nothing.
+func pruneAuditLog(ctx context.Context, svc *auth.Service, logger *slog.Logger) {
+	for {
+		n, err := svc.PruneAudit(ctx, time.Now().Add(-auditRetention))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Warn("audit log not pruned", "err", err)
+		case n > 0:
+			logger.Info("audit log pruned", "entries", n, "older_than", auditRetention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Hour):
+		}
+	}
 }

@@ -15,6 +15,7 @@ func openAPITags() []schema {
 		{"friend-links", "Friend links (envelope B)."},
 		{"settings", "Runtime settings (envelope B)."},
 		{"ai", "AI summaries and tag suggestions (envelope B)."},
+		{"audit-log", "The audit log of administrator writes and sign-ins (envelope B)."},
 		{"accounts", "File host accounts: register, sign in, refresh (envelope A)."},
 		{"uploads", "Uploads, in the Lsky Pro shape."},
 		{"files", "The caller's files (envelope A)."},
@@ -314,6 +315,11 @@ func operations() map[string]operation {
 			responses: responses(redirect(303, "To the post with the awaits-moderation notice."), htmlPage(400, "An unreadable form."), htmlPage(403, "Comments are closed."),
 				pageOrJSON(404, "No such post.", "ErrorB"), htmlPage(422, "The post again with the fields' messages."), htmlPage(429, errorText(429)))},
 
+		// The audit log.
+		"GET /api/v1/admin/audit-log": listB("listAuditLog", "The audit log, newest first", "audit-log", "AuditEntry", admin,
+			queryParam("user", stringOf(""), "A user name (any case) or user id."),
+			queryParam("method", enum("", "POST", "PUT", "PATCH", "DELETE"), "Only this method."),
+			queryParam("action", enum("", "write", "login", "login_failed", "logout"), "Only this action.")),
 		// Console: sign-in.
 		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
 		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},

@@ -418,6 +418,10 @@ func componentSchemas() schema {
 		"AISummary":       object(map[string]schema{"summary": stringOf("")}),
 		"AITags":          object(map[string]schema{"tags": schema{"type": "array", "items": stringOf(""), "maxItems": 5}}),
 
+		"AuditEntry": object(map[string]schema{"id": stringOf(""), "at": dateTime(""), "user_id": stringOf(""), "username": stringOf(""),
+			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout"), "method": stringOf(""),
+			"route": stringOf("The matched route pattern's path."), "path": stringOf(""), "resource_id": stringOf(""),
+			"status": integer(""), "client_ip": stringOf("")}),
 		"FileLinks":   object(links),
 		"File":        object(file),
 		"AdminFile":   object(extend(file, map[string]schema{"user_id": stringOf(""), "username": stringOf("")})),

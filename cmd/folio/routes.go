@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"folio/auth"
 	"folio/blog"
 	"folio/httpx"
 )
@@ -22,4 +23,32 @@ func (a *app) routes(rt *httpx.Router, b *blog.Blog) {
 	sys.Handle("OPTIONS /api/v1/openapi.json", http.HandlerFunc(b.Preflight))
 	sys.Fallback("/api/v1/openapi.json")
 	sys.Fallback("/api/v1/openapi.json/")
+
+	admin := a.auth.RequireAdmin(httpx.BlogAPI)
+	sys.Handle("GET /api/v1/admin/audit-log", admin(httpx.BlogAPI.Handle(a.listAuditLog)))
+	sys.Fallback("/api/v1/admin/audit-log", admin)
+	sys.Fallback("/api/v1/admin/audit-log/", admin)
+}
+
+// listAuditLog is GET /api/v1/admin/audit-log: the audit log newest first,
+// paged as the blog's admin lists, filtered by user (name or id), method
+// and action (docs/observability.md#audit-log).
+func (a *app) listAuditLog(w http.ResponseWriter, r *http.Request) error {
+	p, err := httpx.ParsePaging(r, "page_size", 10, 100)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := auth.AuditFilter{User: q.Get("user"), Method: q.Get("method"), Action: q.Get("action")}
+	switch f.Action {
+	case "", auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout:
+	default:
+		return httpx.BadRequest("invalid query parameter action: want write, login, login_failed or logout")
+	}
+	items, total, err := a.auth.ListAudit(r.Context(), f, p.Size, p.Offset())
+	if err != nil {
+		return err
+	}
+	httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
+	return nil
 }

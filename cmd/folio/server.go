@@ -27,7 +27,9 @@ type app struct {
 	db       *sqlstore.DB
 	settings blog.SettingsGroups
 	site     *blog.Site
-	openapi  openAPIDoc // the OpenAPI document of router's routes
+	openapi  openAPIDoc     // the OpenAPI document of router's routes
+	obs      *observability // nil: metrics off
+	auth     *auth.Service
 	closers  []func(context.Context)
 }
 
@@ -56,6 +58,12 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
+	}
+	var files filehost.Metrics
+	var aiMetrics blog.AIMetrics
+	if cfg.MetricsAddr != "" {
+		a.obs = newObservability(db)
+		files, aiMetrics = a.obs.files, a.obs.ai
 	}
 	if err := db.ShareChanges(ctx); err != nil {
 		return fail(err)
@@ -87,6 +95,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	a.auth = authSvc
+	a.background(ctx, func(ctx context.Context) { pruneAuditLog(ctx, authSvc, logger) })
 	local, err := storage.NewLocal(cfg.StorageDir)
 	if err != nil {
 		return fail(err)
@@ -109,13 +119,13 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	files, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
-		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances})
+	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
+		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files})
 	if err != nil {
 		return fail(err)
 	}
-	a.startJanitor(ctx, files, logger)
-	a.background(ctx, files.RunSweeper)
+	a.startJanitor(ctx, fh, logger)
+	a.background(ctx, fh.RunSweeper)
 
 	pages := fs.FS(templates.FS)
 	if cfg.ThemeDir != "" {
@@ -125,7 +135,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger})
+	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics})
 	if err != nil {
 		return fail(err)
 	}
@@ -144,8 +154,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	// Each surface answers its own misses, panics and refused query
 	// strings (docs/design.md, HTTP).
 	a.router = httpx.NewRouter()
+	if a.obs != nil {
+		a.router.Observe(a.obs.http)
+	}
 	a.routes(a.router, b)
-	files.Routes(a.router)
+	fh.Routes(a.router)
 	b.Routes(a.router)
 	a.site.Routes(a.router)
 	if err := a.openapi.prepare(a.router.Routes(), folioVersion()); err != nil {
@@ -154,7 +167,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 
 	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()
-		files.DropCaches()
+		fh.DropCaches()
 		db.ReleaseIdle(ctx)
 	})
 	a.background(ctx, mem.run)
@@ -163,6 +176,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		mem.Middleware,
 		httpx.Proxies{Trusted: cfg.TrustedProxies, BaseURL: cfg.BaseURL}.Middleware,
 		httpx.AccessLog(logger),
+		authSvc.Audit,
 		httpx.SecurityHeaders,
 	)
 	return a, nil

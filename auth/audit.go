@@ -1,0 +1,306 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"folio/httpx"
+	"folio/sqlstore"
+)
+
+// The audit log (docs/observability.md#audit-log) records every unsafe
+// request (POST, PUT, PATCH, DELETE) that an administrator's credentials
+// authenticated, after the handler ran, with its status; and the sign-ins
+// of administrator accounts, failed ones included. One middleware, Audit,
+// does the recording: the middlewares that resolve an identity only note
+// it in the request's audit note, which Audit placed in the context. Safe
+// requests carry no note and cost a method comparison. Bodies are never
+// read, so no password or content reaches the log.
+
+// Audit actions.
+const (
+	AuditWrite       = "write"
+	AuditLogin       = "login"
+	AuditLoginFailed = "login_failed"
+	AuditLogout      = "logout"
+)
+
+// AuditEntry is one row of the audit log.
+type AuditEntry struct {
+	ID         string    `json:"id"`
+	At         time.Time `json:"at"`
+	UserID     string    `json:"user_id"`
+	Username   string    `json:"username"`
+	Via        string    `json:"via"`
+	Action     string    `json:"action"`
+	Method     string    `json:"method"`
+	Route      string    `json:"route"`
+	Path       string    `json:"path"`
+	ResourceID string    `json:"resource_id"`
+	Status     int       `json:"status"`
+	ClientIP   string    `json:"client_ip"`
+}
+
+// auditNote is what the request's handlers learned for the audit log.
+type auditNote struct {
+	idn      *Identity
+	route    string // the matched pattern's path, when idn was noted
+	resource string
+	login    *loginNote
+	// plainUser is a signing-in account known not to be an
+	// administrator, so that its session needs no look-up.
+	plainUser string
+}
+
+// loginNote is a sign-in attempt on an administrator account.
+type loginNote struct {
+	userID, username string
+	failed, signedIn bool
+}
+
+type auditKey struct{}
+
+func noteOf(ctx context.Context) *auditNote {
+	n, _ := ctx.Value(auditKey{}).(*auditNote)
+	return n
+}
+
+// unsafeMethod reports whether m changes something.
+func unsafeMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return false
+	}
+	return true
+}
+
+// Audit records the request in the audit log when it is a write by an
+// administrator or a sign-in on an administrator account. It must run
+// inside the middleware that resolves the client IP. A failure to record
+// is logged; the answer has gone out by then and is never changed.
+func (s *Service) Audit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !unsafeMethod(r.Method) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		note := &auditNote{}
+		w, status := httpx.TrackStatus(w)
+		r = r.WithContext(context.WithValue(r.Context(), auditKey{}, note))
+		next.ServeHTTP(w, r)
+		e, ok := note.entry(r)
+		if !ok {
+			return
+		}
+		e.Status = status()
+		if e.Status == 0 {
+			e.Status = http.StatusOK
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+		defer cancel()
+		if err := s.recordAudit(ctx, e); err != nil {
+			httpx.Logger(r).Error("audit log not written", "err", err, "action", e.Action,
+				"user", e.Username, "method", e.Method, "path", e.Path, "ip", e.ClientIP)
+		}
+	})
+}
+
+// entry is the audit row of the request, if it deserves one.
+func (n *auditNote) entry(r *http.Request) (*AuditEntry, bool) {
+	e := &AuditEntry{Method: r.Method, Path: r.URL.Path, ClientIP: httpx.ClientIP(r)}
+	switch {
+	case n.login != nil && (n.login.signedIn || n.login.failed):
+		e.UserID, e.Username, e.Via = n.login.userID, n.login.username, "password"
+		e.Action = AuditLoginFailed
+		if n.login.signedIn {
+			e.Action = AuditLogin
+		}
+		// No identity middleware ran to note the route; the mux has set
+		// the pattern on r itself, which it was handed down unchanged.
+		e.Route, _ = routeOf(r)
+		return e, true
+	case n.idn.IsAdmin():
+		e.UserID, e.Username, e.Via = n.idn.UserID, n.idn.Username, n.idn.Via
+		e.Route, e.ResourceID = n.route, n.resource
+		e.Action = AuditWrite
+		if strings.HasSuffix(e.Route, "/logout") {
+			e.Action = AuditLogout
+		}
+		return e, true
+	}
+	return nil, false
+}
+
+// noteIdentity tells the request's audit note who it acts as, and which
+// route and resource it addresses: the middlewares resolving an identity
+// run where the mux has matched the pattern.
+func noteIdentity(r *http.Request, idn *Identity) {
+	n := noteOf(r.Context())
+	if n == nil {
+		return
+	}
+	n.idn = idn
+	n.route, n.resource = routeOf(r)
+}
+
+// routeOf is the path of the request's pattern and the value of its last
+// wildcard: "DELETE /api/v1/posts/{id}" gives the route
+// "/api/v1/posts/{id}" and the id.
+func routeOf(r *http.Request) (route, resource string) {
+	p := r.Pattern
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		p = p[i:]
+	}
+	if i := strings.LastIndexByte(p, '{'); i >= 0 {
+		if j := strings.IndexByte(p[i:], '}'); j > 0 {
+			name := strings.TrimSuffix(p[i+1:i+j], "...")
+			if name != "$" {
+				resource = r.PathValue(name)
+			}
+		}
+	}
+	return p, resource
+}
+
+// noteLoginUser tells the note of ctx that a sign-in names u, when u is an
+// administrator; failed says the attempt was refused.
+func noteLoginUser(ctx context.Context, u *User, failed bool) {
+	n := noteOf(ctx)
+	if n == nil || u == nil {
+		return
+	}
+	if u.Role != RoleAdmin {
+		n.plainUser = u.ID
+		return
+	}
+	if n.login == nil || n.login.userID != u.ID {
+		n.login = &loginNote{userID: u.ID, username: u.Username}
+	}
+	n.login.failed = n.login.failed || failed
+}
+
+// noteSignIn tells the note of ctx that userID was signed in (a session or
+// a token pair issued); the user is looked up only when a note is there
+// and does not already name them.
+func (s *Service) noteSignIn(ctx context.Context, userID string) {
+	n := noteOf(ctx)
+	if n == nil || n.plainUser == userID {
+		return
+	}
+	if n.login == nil || n.login.userID != userID {
+		u, err := s.UserByID(ctx, userID)
+		if err != nil {
+			return
+		}
+		noteLoginUser(ctx, u, false)
+	}
+	if n.login != nil && n.login.userID == userID {
+		n.login.signedIn, n.login.failed = true, false
+	}
+}
+
+// noteFailedFactor tells the note of ctx that userID gave a wrong second
+// factor.
+func (s *Service) noteFailedFactor(ctx context.Context, userID string) {
+	if noteOf(ctx) == nil {
+		return
+	}
+	if u, err := s.UserByID(ctx, userID); err == nil {
+		noteLoginUser(ctx, u, true)
+	}
+}
+
+func (s *Service) recordAudit(ctx context.Context, e *AuditEntry) error {
+	e.ID = sqlstore.NewID()
+	e.At = s.now()
+	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		e.ID, sqlstore.FromTime(e.At), e.UserID, e.Username, e.Via, e.Action, e.Method,
+		trimField(e.Route), trimField(e.Path), trimField(e.ResourceID), e.Status, e.ClientIP)
+	if err != nil {
+		return fmt.Errorf("auth: record audit entry: %w", err)
+	}
+	return nil
+}
+
+// trimField keeps a request-given text valid UTF-8 (PostgreSQL refuses
+// anything else) and of bounded length.
+func trimField(s string) string {
+	const max = 512
+	if len(s) > max {
+		s = s[:max]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// AuditFilter narrows a listing of the audit log; empty fields match all.
+type AuditFilter struct {
+	User   string // user name, any case, or user id
+	Method string
+	Action string
+}
+
+// ListAudit lists the audit log newest first: a page of entries and the
+// number matching.
+func (s *Service) ListAudit(ctx context.Context, f AuditFilter, limit, offset int) ([]AuditEntry, int, error) {
+	var conds []string
+	var args []any
+	// cond names its one argument as %[1]d, as often as it needs.
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, fmt.Sprintf(cond, len(args)))
+	}
+	if f.User != "" {
+		add("(LOWER(username) = LOWER($%[1]d) OR user_id = $%[1]d)", f.User)
+	}
+	if f.Method != "" {
+		add("method = $%[1]d", strings.ToUpper(f.Method))
+	}
+	if f.Action != "" {
+		add("action = $%[1]d", f.Action)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	var total int
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_log"+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("auth: count audit log: %w", err)
+	}
+	n := len(args)
+	rows, err := s.db.Query(ctx, `SELECT id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip
+		FROM audit_log`+where+fmt.Sprintf(" ORDER BY at DESC, id DESC LIMIT $%d OFFSET $%d", n+1, n+2),
+		append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("auth: list audit log: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var e AuditEntry
+		var at int64
+		if err := rows.Scan(&e.ID, &at, &e.UserID, &e.Username, &e.Via, &e.Action, &e.Method, &e.Route,
+			&e.Path, &e.ResourceID, &e.Status, &e.ClientIP); err != nil {
+			return nil, 0, fmt.Errorf("auth: list audit log: %w", err)
+		}
+		e.At = sqlstore.Time(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("auth: list audit log: %w", err)
+	}
+	return out, total, nil
+}
+
+// PruneAudit deletes the entries older than before and reports how many.
+func (s *Service) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.db.Exec(ctx, "DELETE FROM audit_log WHERE at < $1", sqlstore.FromTime(before))
+	if err != nil {
+		return 0, fmt.Errorf("auth: prune audit log: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
