@@ -392,8 +392,11 @@ func (s *Service) ResetPassword(ctx context.Context, userID, password string) er
 	}
 	now := s.now()
 	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		res, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3 AND role <> $4",
-			hash, sqlstore.FromTime(now), userID, RoleGuest)
+		// Access tokens signed up to this second end too; one signed later
+		// in the same second is refused with them, a sub-second window in
+		// which a client signs in again.
+		res, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, updated_at = $2, tokens_not_before = $3 WHERE id = $4 AND role <> $5",
+			hash, sqlstore.FromTime(now), now.Unix()+1, userID, RoleGuest)
 		if err != nil {
 			return err
 		}

@@ -366,5 +366,10 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE sessions ADD COLUMN last_seen_at BIGINT`,
 			`CREATE INDEX sessions_user ON sessions (user_id)`,
 		)},
+		// Access tokens are stateless: a reset password ends those signed
+		// before it through this cutoff, in unix seconds (ResetPassword).
+		{Name: "access tokens cut off by a password reset", Up: sqlstore.Statements(
+			`ALTER TABLE users ADD COLUMN tokens_not_before BIGINT NOT NULL DEFAULT 0`,
+		)},
 	}
 }

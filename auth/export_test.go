@@ -61,7 +61,8 @@ func ParseKind(s *Service, kind int, value string) (string, bool) {
 	case KindSession:
 		return s.parseSession(value)
 	case KindAccess:
-		return s.parseAccessToken(value)
+		id, _, ok := s.parseAccessToken(value)
+		return id, ok
 	case KindTicket:
 		return s.ParseLoginTicket(value)
 	default:

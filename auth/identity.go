@@ -77,11 +77,11 @@ func (s *Service) Authenticate(r *http.Request) (*Identity, error) {
 			}
 			return s.identityByID(ctx, uid, "api_token")
 		}
-		uid, ok := s.parseAccessToken(tok)
+		uid, issued, ok := s.parseAccessToken(tok)
 		if !ok {
 			return nil, errUnauthenticated
 		}
-		return s.identityByID(ctx, uid, "access_token")
+		return s.accessIdentity(ctx, uid, issued, "access_token")
 	}
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
 		if sid, ok := s.parseSession(c.Value); ok {
@@ -103,8 +103,8 @@ func (s *Service) Authenticate(r *http.Request) (*Identity, error) {
 		// A stale session cookie falls through to the access cookie, if any.
 	}
 	if c, err := r.Cookie(AccessCookie); err == nil && c.Value != "" {
-		if uid, ok := s.parseAccessToken(c.Value); ok {
-			return s.identityByID(ctx, uid, "cookie")
+		if uid, issued, ok := s.parseAccessToken(c.Value); ok {
+			return s.accessIdentity(ctx, uid, issued, "cookie")
 		}
 	}
 	if _, err := r.Cookie(SessionCookie); err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/auth"
 	"folio/auth/authtest"
@@ -31,8 +32,13 @@ func TestResetPasswordEndsEverySessionAndToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	theirPair, err := e.svc.IssuePair(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", cookie).Expect(200)
 	e.get(t, "/user/ping", "Bearer "+tok.Token).Expect(200)
+	e.get(t, "/user/ping", "Bearer "+pair.AccessToken).Expect(200)
 
 	if err := e.svc.ResetPassword(ctx, u.ID, "a new password"); err != nil {
 		t.Fatal(err)
@@ -45,6 +51,8 @@ func TestResetPasswordEndsEverySessionAndToken(t *testing.T) {
 	}
 	expectCode(t, e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", cookie), 401, 40100)
 	expectCode(t, e.get(t, "/user/ping", "Bearer "+tok.Token), 401, 40100)
+	// The stateless access token, signed before the reset, ends with it.
+	expectCode(t, e.get(t, "/user/ping", "Bearer "+pair.AccessToken), 401, 40100)
 	if _, err := e.svc.Refresh(ctx, pair.RefreshToken); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("refresh token survived: %v", err)
 	}
@@ -54,6 +62,15 @@ func TestResetPasswordEndsEverySessionAndToken(t *testing.T) {
 	// Nobody else is touched.
 	e.client.Clone().Do("GET", "/user/ping", nil, "Cookie", theirCookie).Expect(200)
 	e.get(t, "/user/ping", "Bearer "+theirToken.Token).Expect(200)
+	e.get(t, "/user/ping", "Bearer "+theirPair.AccessToken).Expect(200)
+
+	// Signing in again after the reset gives a token that works.
+	e.clock.Advance(time.Second)
+	again, err := e.svc.IssuePair(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.get(t, "/user/ping", "Bearer "+again.AccessToken).Expect(200)
 }
 
 func TestResetPasswordRefuses(t *testing.T) {

@@ -28,13 +28,14 @@ func (s *Service) NewAccessToken(userID string) (string, time.Time) {
 	return s.accessSigner().seal(accessPrefix+userID, exp.Unix()), exp
 }
 
-// parseAccessToken returns the user id of a valid, unexpired access token.
-func (s *Service) parseAccessToken(tok string) (string, bool) {
-	payload, ok := s.accessSigner().openAt(tok, s.now())
-	if !ok {
-		return "", false
+// parseAccessToken returns the user id of a valid, unexpired access token
+// and when it was signed, in unix seconds.
+func (s *Service) parseAccessToken(tok string) (userID string, issued int64, ok bool) {
+	payload, exp, ok := s.accessSigner().open(tok)
+	if !ok || s.now().Unix() >= exp {
+		return "", 0, false
 	}
-	return strings.TrimPrefix(payload, accessPrefix), true
+	return strings.TrimPrefix(payload, accessPrefix), exp - int64(AccessTokenTTL/time.Second), true
 }
 
 // TokenPair is the result of a login or refresh.
