@@ -3,6 +3,8 @@
 //
 //	folio [-config PATH] [serve]   run the server (the default)
 //	folio fsck [-fix [-force]] [-json]  check stored files against the records
+//	folio export FILE.zip          write the blog to a Folio archive
+//	folio import [-format F] FILE  import a Folio archive, Ghost or WordPress export
 //	folio hash-password            read a password on stdin, print its bcrypt hash
 //	folio version                  print the version
 package main
@@ -52,6 +54,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd, rest = rest[0], rest[1:]
 		if cmd == "fsck" { // it has flags of its own
 			return runFsck(*configFlag, rest, stdout, stderr)
+		}
+		switch cmd { // flags and a file of their own
+		case "export":
+			return runExport(*configFlag, rest, stdout, stderr)
+		case "import":
+			return runImport(*configFlag, rest, stdout, stderr)
 		}
 		// Flags may also follow the subcommand: folio serve -config x.conf
 		if err := fs.Parse(rest); err != nil {
