@@ -311,3 +311,29 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 		t.Fatalf("posts after refused imports: %d (%v)", n, err)
 	}
 }
+
+// TestImportSkipsTextNoDatabaseStores imports items holding NUL
+// characters, which PostgreSQL refuses: each is skipped with a warning and
+// the rest of the import goes on in the same transaction.
+func TestImportSkipsTextNoDatabaseStores(t *testing.T) {
+	e := newEnv(t)
+	archive := makeZip(t, "manifest.json", manifestV1,
+		"posts/nul.md", "---\ntitle: \"a\\u0000b\"\n---\nx\n",
+		"pages/nul.md", "---\ntitle: Page\nslug: nul\n---\nbody \x00 here\n",
+		"pages/config.md", "---\ntitle: Config\nconfig: \"{\\\"k\\\": \\\"\\u0000\\\"}\"\n---\n",
+		"posts/plain.md", "---\ntitle: Written by hand: no quotes\nslug: 'hand'\ntags: [a-tag, \"b-tag\"]\nshow_comments: false\n---\nok\n",
+		"tags.json", `[{"name": "A", "slug": "a-tag"}, {"name": "B", "slug": "b-tag"}, {"name": "N\u0000", "slug": "n"}]`,
+		"friend_links.json", `[{"name": "F", "url": "https://f.example/\u0000"}, {"name": "G", "url": "https://g.example/", "status": "active"}]`,
+		"comments.json", `[{"post": "hand", "author": "A", "email": "a@b.example", "content": "x\u0000", "status": "approved", "created_at": "2024-01-01T00:00:00Z"},
+			{"post": "hand", "author": "B", "email": "not an email", "content": "fine", "status": "pending", "created_at": "2024-01-01T00:00:00Z"}]`)
+	res := e.importFile("a.zip", archive)
+	if res.Posts != (count{1, 0}) || res.Pages != (count{0, 0}) || res.Tags != (count{2, 0}) || res.FriendLinks != (count{1, 0}) ||
+		res.Comments != (count{1, 0}) || len(res.Warnings) != 6 {
+		t.Fatalf("result %+v", res)
+	}
+	var p post
+	data(t, e.admin.Do("GET", "/api/v1/admin/posts/slug/hand", nil), 200, &p)
+	if p.Title != "Written by hand: no quotes" || p.ShowComments || len(p.Tags) != 2 {
+		t.Fatalf("post %+v", p)
+	}
+}

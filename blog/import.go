@@ -388,6 +388,15 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 	}
 	in := pageInput{Title: p.Title, Slug: p.Slug, ContentMarkdown: p.Markdown, Status: p.Status, SortOrder: p.SortOrder,
 		ShowInNav: p.ShowInNav, Template: p.Template, Config: p.Config}
+	// The API's JSON decoding refuses what no database stores (NUL); an
+	// import checks it here, since one refused statement would end the
+	// whole transaction on PostgreSQL.
+	for _, f := range []struct{ name, v string }{{"content_markdown", in.ContentMarkdown}, {"config", in.Config}} {
+		if err := checkText(f.name, f.v, false, maxContent); err != nil {
+			imp.res.warn("%s skipped: %v", p.Origin, err)
+			return nil
+		}
+	}
 	if err := imp.b.validatePage(&in); err != nil {
 		fe, ok := errors.AsType[*fieldError](err)
 		if !ok {
