@@ -306,6 +306,12 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 	expectError(t, e.admin.Do("POST", "/api/v1/admin/import", map[string]string{"file": "x"}), 400, "send multipart/form-data with the export in the field file")
 	expectError(t, e.anon.Upload("/api/v1/admin/import", "file", "f", []byte("{}")), 401, "")
 	expectError(t, e.anon.Do("GET", "/api/v1/admin/export", nil), 401, "")
+	user := e.anon.Clone()
+	user.Header.Set("Authorization", "Bearer "+e.userToken())
+	expectError(t, user.Do("GET", "/api/v1/admin/export", nil), 403, "")
+	expectError(t, user.Upload("/api/v1/admin/import", "file", "f", []byte("{}")), 403, "")
+	expectError(t, e.admin.Upload("/api/v1/admin/import", "file", "a.zip", makeZip(t, "manifest.json", manifestV1,
+		"posts/big.md", "---\ntitle: Big\n---\n"+strings.Repeat("x", 2<<20))), 400, "posts/big.md is too large")
 	var n int
 	if err := e.db.QueryRow(t.Context(), "SELECT COUNT(*) FROM posts").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("posts after refused imports: %d (%v)", n, err)

@@ -61,7 +61,7 @@ type limitedReader struct {
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n < 0 {
-		return 0, inputErrorf("%s is larger than %d MiB", l.name, maxArchiveJSON>>20)
+		return 0, inputErrorf("%s is too large", l.name)
 	}
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
