@@ -118,3 +118,20 @@ func FuzzHTMLToMarkdown(f *testing.F) {
 		_ = htmlToText(src)
 	})
 }
+
+// TestPlainTextShowsEscapedCharactersAlone: the summary and the table of
+// contents of converted HTML, which escapes much of its text, read as the
+// page does.
+func TestPlainTextShowsEscapedCharactersAlone(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	out, err := b.render("## C\\# and \\*stars\\*\n\n1\\. a `c\\*d` \\_x\\_\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "C# and *stars* 1. a c\\*d _x_"; out.Plain != want {
+		t.Errorf("plain %q, want %q", out.Plain, want)
+	}
+	if len(out.TOC) != 1 || out.TOC[0].Text != "C# and *stars*" {
+		t.Errorf("toc %+v", out.TOC)
+	}
+}

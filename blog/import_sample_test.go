@@ -115,7 +115,7 @@ func TestImportOfAWordPressExport(t *testing.T) {
 		"a-week-in-rome": {Slug: "a-week-in-rome", Title: "A week in Rome", Status: "published", Published: "2024-11-20T12:00:00Z",
 			Summary: "Our week in Rome.", Category: "travel", Tags: []string{"italy", "pasta"}, ShowComments: true},
 		"notes-for-later": {Slug: "notes-for-later", Title: "Notes for later", Status: "draft", Category: "uncategorized",
-			Summary: "1\\. Not a list, just a number. Pack Go", Tags: []string{}},
+			Summary: "1. Not a list, just a number. Pack Go", Tags: []string{}},
 	}
 	if got := e.postSummaries(); !reflect.DeepEqual(got, wantPosts) {
 		t.Fatalf("posts\n got %+v\nwant %+v", got, wantPosts)
