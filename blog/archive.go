@@ -85,7 +85,8 @@ const firstID = "00000000-0000-0000-0000-000000000000"
 // the export may be seen in one file and not in another.
 func (b *Blog) Export(ctx context.Context, w io.Writer) (ArchiveCounts, error) {
 	bw := bufio.NewWriterSize(w, 32<<10)
-	zw := zip.NewWriter(bw)
+	now := b.now().UTC().Truncate(time.Second)
+	zw := &archiveWriter{Writer: zip.NewWriter(bw), at: now}
 	var counts ArchiveCounts
 	steps := []func() error{
 		func() error { return b.exportTerms(ctx, zw, categories, &counts.Categories) },
@@ -96,7 +97,7 @@ func (b *Blog) Export(ctx context.Context, w io.Writer) (ArchiveCounts, error) {
 		func() error { return b.exportLinks(ctx, zw, &counts.FriendLinks) },
 		func() error { return b.exportSettings(ctx, zw) },
 		func() error {
-			m := archiveManifest{Format: archiveFormat, Version: archiveVersion, ExportedAt: b.now().UTC().Truncate(time.Second), Counts: counts}
+			m := archiveManifest{Format: archiveFormat, Version: archiveVersion, ExportedAt: now, Counts: counts}
 			return writeJSONEntry(zw, "manifest.json", m)
 		},
 		zw.Close,
@@ -110,12 +111,23 @@ func (b *Blog) Export(ctx context.Context, w io.Writer) (ArchiveCounts, error) {
 	return counts, nil
 }
 
-// createEntry starts a file of the archive, stamped with the export's time.
-func createEntry(zw *zip.Writer, name string, modified time.Time) (io.Writer, error) {
+// archiveWriter writes the archive's files, dated with the export's time
+// unless they have their own.
+type archiveWriter struct {
+	*zip.Writer
+	at time.Time
+}
+
+// createEntry starts a file of the archive dated modified (zero: the
+// export's time).
+func createEntry(zw *archiveWriter, name string, modified time.Time) (io.Writer, error) {
+	if modified.IsZero() {
+		modified = zw.at
+	}
 	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: modified})
 }
 
-func writeJSONEntry(zw *zip.Writer, name string, v any) error {
+func writeJSONEntry(zw *archiveWriter, name string, v any) error {
 	f, err := createEntry(zw, name, time.Time{})
 	if err != nil {
 		return err
@@ -133,7 +145,7 @@ type jsonArray struct {
 	err error
 }
 
-func newJSONArray(zw *zip.Writer, name string) (*jsonArray, error) {
+func newJSONArray(zw *archiveWriter, name string) (*jsonArray, error) {
 	f, err := createEntry(zw, name, time.Time{})
 	if err != nil {
 		return nil, err
@@ -201,7 +213,7 @@ func (b *Blog) inBatches(ctx context.Context, query string, scan func(*sql.Rows)
 
 const batchLimit = " LIMIT 100"
 
-func (b *Blog) exportTerms(ctx context.Context, zw *zip.Writer, table termTable, n *int) error {
+func (b *Blog) exportTerms(ctx context.Context, zw *archiveWriter, table termTable, n *int) error {
 	arr, err := newJSONArray(zw, string(table)+".json")
 	if err != nil {
 		return err
@@ -248,7 +260,7 @@ func postFile(p *Post) []byte {
 	return fm.finish(p.ContentMarkdown)
 }
 
-func (b *Blog) exportPosts(ctx context.Context, zw *zip.Writer, n *int) error {
+func (b *Blog) exportPosts(ctx context.Context, zw *archiveWriter, n *int) error {
 	var batch []*Post
 	err := b.inBatches(ctx, "SELECT "+postItemColumns+", p.content_markdown"+postFrom+
 		" WHERE p.deleted_at IS NULL AND (p.created_at, p.id) > ($1, $2) ORDER BY p.created_at, p.id"+batchLimit,
@@ -303,7 +315,7 @@ func pageFile(p *Page) []byte {
 	return fm.finish(p.ContentMarkdown)
 }
 
-func (b *Blog) exportPages(ctx context.Context, zw *zip.Writer, n *int) error {
+func (b *Blog) exportPages(ctx context.Context, zw *archiveWriter, n *int) error {
 	err := b.inBatches(ctx, "SELECT "+pageColumns+" FROM pages WHERE deleted_at IS NULL AND (created_at, id) > ($1, $2) ORDER BY created_at, id"+batchLimit,
 		func(rows *sql.Rows) (int64, string, error) {
 			p, err := scanPage(rows)
@@ -326,7 +338,7 @@ func (b *Blog) exportPages(ctx context.Context, zw *zip.Writer, n *int) error {
 	return nil
 }
 
-func (b *Blog) exportComments(ctx context.Context, zw *zip.Writer, n *int) error {
+func (b *Blog) exportComments(ctx context.Context, zw *archiveWriter, n *int) error {
 	arr, err := newJSONArray(zw, "comments.json")
 	if err != nil {
 		return err
@@ -351,7 +363,7 @@ func (b *Blog) exportComments(ctx context.Context, zw *zip.Writer, n *int) error
 	return arr.close()
 }
 
-func (b *Blog) exportLinks(ctx context.Context, zw *zip.Writer, n *int) error {
+func (b *Blog) exportLinks(ctx context.Context, zw *archiveWriter, n *int) error {
 	arr, err := newJSONArray(zw, "friend_links.json")
 	if err != nil {
 		return err
@@ -381,7 +393,7 @@ type archiveSettings struct {
 	AI     map[string]json.RawMessage `json:"ai,omitempty"`
 }
 
-func (b *Blog) exportSettings(ctx context.Context, zw *zip.Writer) error {
+func (b *Blog) exportSettings(ctx context.Context, zw *archiveWriter) error {
 	s := b.settings.Get(ctx)
 	raw, err := json.Marshal(s.AI)
 	if err != nil {

@@ -119,7 +119,9 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 		return httpx.BadRequest(ie.Msg)
 	}
 	if err != nil {
-		return err
+		// A conflict is a write made meanwhile by another request or
+		// process (409): nothing was imported, and trying again works.
+		return httpError(err)
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, res)
 	return nil
