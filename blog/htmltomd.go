@@ -96,24 +96,23 @@ func parseHTML(src string) *htmlNode {
 			}
 		}
 	}
-	pos := 0
+	// Text runs from textStart to the next markup; a '<' that starts none
+	// stays in the run, so that no input makes text pieces pile up.
+	pos, textStart := 0, 0
 	for pos < len(src) {
 		lt := strings.IndexByte(src[pos:], '<')
 		if lt < 0 {
-			addText(top(), src[pos:])
 			break
 		}
-		if lt > 0 {
-			addText(top(), src[pos:pos+lt])
-			pos += lt
-		}
+		pos += lt
 		tok, next := readTag(src, pos)
 		if tok == nil {
-			addText(top(), src[pos:next])
 			pos = next
 			continue
 		}
+		addText(top(), src[textStart:pos])
 		pos = next
+		textStart = pos
 		switch {
 		case tok.kind == tagComment:
 		case tok.kind == tagEnd:
@@ -161,6 +160,7 @@ func parseHTML(src string) *htmlNode {
 					n.kids = append(n.kids, &htmlNode{text: html.UnescapeString(raw)})
 				}
 				top().kids = append(top().kids, n)
+				textStart = pos
 				continue
 			}
 			top().kids = append(top().kids, n)
@@ -169,19 +169,14 @@ func parseHTML(src string) *htmlNode {
 			}
 		}
 	}
+	addText(top(), src[textStart:])
 	return root
 }
 
 func addText(parent *htmlNode, raw string) {
-	t := html.UnescapeString(raw)
-	if t == "" {
-		return
+	if t := html.UnescapeString(raw); t != "" {
+		parent.kids = append(parent.kids, &htmlNode{text: t})
 	}
-	if k := len(parent.kids); k > 0 && parent.kids[k-1].name == "" {
-		parent.kids[k-1].text += t
-		return
-	}
-	parent.kids = append(parent.kids, &htmlNode{text: t})
 }
 
 // indexFold is strings.Index ignoring ASCII case.
@@ -309,7 +304,18 @@ func readTag(src string, pos int) (*markupTag, int) {
 // mdConverter turns a tree into Markdown, noting what it could not convert.
 type mdConverter struct {
 	notes map[string]bool
+	// nested counts the lists and quotes around the node being converted:
+	// each indents every line inside it, so deeper ones are flattened, and
+	// the Markdown stays within a few times the size of the HTML.
+	nested int
 }
+
+// maxNesting is how many lists and quotes may nest in the Markdown.
+const maxNesting = 8
+
+// maxConvertedHTML bounds the HTML of one post or page an import converts:
+// twice the Markdown a post may hold.
+const maxConvertedHTML = 2 * maxContent
 
 // htmlToMarkdown converts HTML to Markdown. notes says, once each, what
 // was kept as HTML or dropped ("kept a <table> as HTML").
@@ -412,9 +418,17 @@ func (c *mdConverter) block(n *htmlNode) []string {
 	case "ul", "ol":
 		return c.list(n)
 	case "li":
+		if c.nested >= maxNesting {
+			return c.blocks(n.kids)
+		}
 		return c.list(&htmlNode{name: "ul", kids: []*htmlNode{n}})
 	case "blockquote":
+		if c.nested >= maxNesting {
+			return c.blocks(n.kids)
+		}
+		c.nested++
 		inner := strings.Join(c.blocks(n.kids), "\n\n")
+		c.nested--
 		if inner == "" {
 			return nil
 		}
@@ -541,6 +555,11 @@ func validAttrName(s string) bool {
 
 // list converts ul or ol; items hold blocks, indented under their marker.
 func (c *mdConverter) list(n *htmlNode) []string {
+	if c.nested >= maxNesting {
+		return c.blocks(n.kids)
+	}
+	c.nested++
+	defer func() { c.nested-- }()
 	num := 1
 	if n.name == "ol" {
 		if s, err := strconv.Atoi(strings.TrimSpace(n.attr("start"))); err == nil && s >= 0 && s < 1e9 {

@@ -135,3 +135,22 @@ func TestPlainTextShowsEscapedCharactersAlone(t *testing.T) {
 		t.Errorf("toc %+v", out.TOC)
 	}
 }
+
+// TestHTMLToMarkdownFlattensDeepNesting: lists and quotes deeper than
+// maxNesting are flattened, so the Markdown cannot grow with the square of
+// the HTML.
+func TestHTMLToMarkdownFlattensDeepNesting(t *testing.T) {
+	md, _ := htmlToMarkdown(strings.Repeat("<ul><li>a", 20))
+	if n := strings.Count(md, "a"); n != 20 {
+		t.Fatalf("%d items of 20 in %q", n, md)
+	}
+	for _, l := range strings.Split(md, "\n") {
+		if indent := len(l) - len(strings.TrimLeft(l, " ")); indent > 2*maxNesting {
+			t.Fatalf("line %q indented %d", l, indent)
+		}
+	}
+	md, _ = htmlToMarkdown(strings.Repeat("<blockquote>", 20) + "q")
+	if want := strings.Repeat("> ", maxNesting) + "q\n"; md != want {
+		t.Fatalf("got %q, want %q", md, want)
+	}
+}

@@ -320,6 +320,10 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 		status = StatusDraft
 		imp.res.warn("%s: visible to %s only in Ghost; imported as a draft", origin, p.Visibility)
 	}
+	if p.HTML != nil && len(*p.HTML) > maxConvertedHTML {
+		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
+		return nil
+	}
 	md, notes := ghostContent(p)
 	for _, n := range notes {
 		imp.res.warn("%s: %s", origin, n)

@@ -249,7 +249,12 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 			slug = kind + "-" + slugify(id)
 		}
 	}
-	md, notes := htmlToMarkdown(autop(n.raw(contentNamespace, "encoded")))
+	content := n.raw(contentNamespace, "encoded")
+	if len(content) > maxConvertedHTML {
+		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
+		return nil
+	}
+	md, notes := htmlToMarkdown(autop(content))
 	for _, note := range notes {
 		imp.res.warn("%s: %s", origin, note)
 	}
