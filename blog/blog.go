@@ -20,7 +20,9 @@ import (
 
 // Deps is what the blog needs from the rest of Folio.
 type Deps struct {
-	DB       *sqlstore.DB
+	DB *sqlstore.DB
+	// Auth guards the admin routes. A blog that is not served (the export
+	// and import commands) has none; its Routes must not be called.
 	Auth     *auth.Service
 	Settings SettingsGroups
 	// Templates holds pages/{name}.html and the manifests pages/{name}.json
@@ -58,6 +60,7 @@ type Blog struct {
 	now          func() time.Time
 	counts       postCounts // what the post lists cost in proportion to their length
 	anchorEvery  int        // postAnchorEvery; smaller in tests
+	importLimit  int64      // MaxImportSize; smaller in tests
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -73,8 +76,8 @@ const (
 
 // New migrates the blog's tables and returns the blog.
 func New(ctx context.Context, d Deps) (*Blog, error) {
-	if d.DB == nil || d.Auth == nil || d.Settings.Registry == nil || d.Templates == nil {
-		return nil, errors.New("blog: DB, Auth, Settings and Templates are required")
+	if d.DB == nil || d.Settings.Registry == nil || d.Templates == nil {
+		return nil, errors.New("blog: DB, Settings and Templates are required")
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -96,6 +99,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
 		now:          d.Now,
 		anchorEvery:  postAnchorEvery,
+		importLimit:  MaxImportSize,
 	}
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)

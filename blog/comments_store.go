@@ -186,3 +186,12 @@ func (b *Blog) deleteComment(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// insertComment adds a comment with its status and time inside tx: the
+// write path of imports.
+func insertComment(ctx context.Context, tx *sqlstore.Tx, c AdminComment) error {
+	_, err := tx.Exec(ctx, `INSERT INTO comments (id, post_id, author, email, content, status, ip, user_agent, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`, c.ID, c.PostID, c.Author, c.Email, c.Content, c.Status, c.IP, c.UserAgent,
+		sqlstore.FromTime(c.CreatedAt))
+	return err
+}

@@ -35,3 +35,7 @@ func (b *Blog) PostsVersion(ctx context.Context) string {
 // SetAnchorEvery spaces the anchors of the post lists every n posts, so
 // that tests reach them with a few posts. Call it before the first list.
 func (b *Blog) SetAnchorEvery(n int) { b.anchorEvery = n }
+
+// SetImportLimit makes imports refuse files larger than n bytes, so that
+// tests reach the limit with small files.
+func (b *Blog) SetImportLimit(n int64) { b.importLimit = n }

@@ -102,3 +102,15 @@ func (b *Blog) saveLink(ctx context.Context, id string, in linkInput) (*FriendLi
 	}
 	return l, nil
 }
+
+// insertLink adds a validated link with its times inside tx: the write path
+// of imports, which keep the times of the source.
+func insertLink(ctx context.Context, tx *sqlstore.Tx, l FriendLink) error {
+	_, err := tx.Exec(ctx, `INSERT INTO friend_links (id, name, url, description, logo, sort, status, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, l.ID, l.Name, l.URL, l.Description, l.Logo, l.Sort, l.Status,
+		sqlstore.FromTime(l.CreatedAt), sqlstore.FromTime(l.UpdatedAt))
+	if errors.Is(err, sqlstore.ErrConflict) {
+		return errDuplicateURL
+	}
+	return err
+}

@@ -70,8 +70,18 @@ func (b *Blog) render(src string) (rendered, error) {
 			id, _ := n.AttributeString("id")
 			idText, _ := id.([]byte)
 			out.TOC = append(out.TOC, TOCEntry{Level: n.Level, Text: collapseSpace(nodeText(n, source)), ID: string(idText)})
+		case *ast.CodeSpan:
+			// Backslashes in code are literal.
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					plain.Write(t.Segment.Value(source))
+				}
+			}
+			return ast.WalkSkipChildren, nil
 		case *ast.Text:
-			plain.Write(n.Segment.Value(source))
+			// "\*" is an escaped "*": the text shows the character alone
+			// (imported posts escape much of their text).
+			plain.Write(util.UnescapePunctuations(n.Segment.Value(source)))
 			if n.SoftLineBreak() || n.HardLineBreak() {
 				plain.WriteByte(' ')
 			}
@@ -102,8 +112,15 @@ func nodeText(n ast.Node, source []byte) string {
 			return ast.WalkContinue, nil
 		}
 		switch c := c.(type) {
+		case *ast.CodeSpan:
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if t, ok := t.(*ast.Text); ok {
+					sb.Write(t.Segment.Value(source))
+				}
+			}
+			return ast.WalkSkipChildren, nil
 		case *ast.Text:
-			sb.Write(c.Segment.Value(source))
+			sb.Write(util.UnescapePunctuations(c.Segment.Value(source)))
 		case *ast.String:
 			sb.Write(c.Value)
 		case *ast.AutoLink:

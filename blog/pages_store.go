@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"folio/sqlstore"
 )
@@ -99,40 +100,58 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 		return "", fmt.Errorf("blog: render page: %w", err)
 	}
 	now := b.now()
-	var published any
+	var published *time.Time
 	switch {
 	case cur != nil && cur.PublishedAt != nil:
-		published = sqlstore.FromTime(*cur.PublishedAt)
+		published = cur.PublishedAt
 	case in.Status == StatusPublished:
-		published = sqlstore.FromTime(now)
+		published = &now
 	}
 	id := sqlstore.NewID()
 	if cur != nil {
 		id = cur.ID
 	}
 	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		slug, err := freeSlug(ctx, tx, "pages", id, in.Slug, in.Title)
-		if err != nil {
-			return err
-		}
-		args := []any{id, in.Title, slug, in.ContentMarkdown, html.HTML, in.Status, in.SortOrder, in.ShowInNav,
-			published, in.Template, in.Config, sqlstore.FromTime(now)}
-		if cur == nil {
-			_, err = tx.Exec(ctx, `INSERT INTO pages (id, title, slug, content_markdown, content_html, status, sort_order,
-				show_in_nav, published_at, template, config, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`, args...)
-		} else {
-			_, err = tx.Exec(ctx, `UPDATE pages SET title = $2, slug = $3, content_markdown = $4, content_html = $5,
-				status = $6, sort_order = $7, show_in_nav = $8, published_at = $9, template = $10, config = $11,
-				updated_at = $12 WHERE id = $1 AND deleted_at IS NULL`, args...)
-		}
-		if errors.Is(err, sqlstore.ErrConflict) {
-			return errDuplicateSlug
-		}
-		return err
+		return storePage(ctx, tx, storedPage{id: id, create: cur == nil, in: in, html: html, published: published, created: now, updated: now})
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save page: %w", err)
 	}
 	return id, nil
+}
+
+// storedPage is one page as storePage writes it (created is used only when
+// the page is created).
+type storedPage struct {
+	id               string
+	create           bool
+	in               pageInput
+	html             rendered
+	published        *time.Time
+	created, updated time.Time
+}
+
+// storePage writes a page inside tx: the one write path of the API and of
+// imports.
+func storePage(ctx context.Context, tx *sqlstore.Tx, p storedPage) error {
+	in := p.in
+	slug, err := freeSlug(ctx, tx, "pages", p.id, in.Slug, in.Title)
+	if err != nil {
+		return err
+	}
+	args := []any{p.id, in.Title, slug, in.ContentMarkdown, p.html.HTML, in.Status, in.SortOrder, in.ShowInNav,
+		sqlstore.FromNullTime(p.published), in.Template, in.Config, sqlstore.FromTime(p.updated), sqlstore.FromTime(p.created)}
+	if p.create {
+		_, err = tx.Exec(ctx, `INSERT INTO pages (id, title, slug, content_markdown, content_html, status, sort_order,
+			show_in_nav, published_at, template, config, updated_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
+	} else {
+		_, err = tx.Exec(ctx, `UPDATE pages SET title = $2, slug = $3, content_markdown = $4, content_html = $5,
+			status = $6, sort_order = $7, show_in_nav = $8, published_at = $9, template = $10, config = $11,
+			updated_at = $12 WHERE id = $1 AND deleted_at IS NULL`, args[:12]...)
+	}
+	if errors.Is(err, sqlstore.ErrConflict) {
+		return errDuplicateSlug
+	}
+	return err
 }

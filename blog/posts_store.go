@@ -257,7 +257,6 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 	if err != nil {
 		return "", fmt.Errorf("blog: render post: %w", err)
 	}
-	toc, _ := json.Marshal(html.TOC) // a slice of plain structs
 	now := b.now()
 
 	// The summary: a hand-written one stays; an empty one is derived from
@@ -288,68 +287,88 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 	if cur != nil {
 		id = cur.ID
 	}
-	var category any
-	if in.CategoryID != "" {
-		category = in.CategoryID
-	}
 	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		if in.CategoryID != "" {
-			var n int
-			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM categories WHERE id = $1 AND deleted_at IS NULL", in.CategoryID).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				return invalid("category_id", "category does not exist")
-			}
-		}
-		if len(in.TagIDs) > 0 {
-			args := make([]any, len(in.TagIDs))
-			for i, t := range in.TagIDs {
-				args[i] = t
-			}
-			var n int
-			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM tags WHERE deleted_at IS NULL AND id IN ("+sqlstore.Placeholders(1, len(args))+")", args...).Scan(&n); err != nil {
-				return err
-			}
-			if n != len(in.TagIDs) {
-				return invalid("tag_ids", "a tag does not exist")
-			}
-		}
-		slug, err := freeSlug(ctx, tx, "posts", id, in.Slug, in.Title)
-		if err != nil {
-			return err
-		}
-		args := []any{id, in.Title, slug, in.Summary, source, in.ContentMarkdown, html.HTML, string(toc), in.Status,
-			in.CoverImage, sqlstore.FromNullTime(in.PublishedAt), *in.ShowComments, category, sqlstore.FromTime(now)}
-		if cur == nil {
-			_, err = tx.Exec(ctx, `INSERT INTO posts (id, title, slug, summary, summary_source, content_markdown, content_html, toc,
-				status, cover_image, published_at, show_comments, category_id, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`, args...)
-		} else {
-			_, err = tx.Exec(ctx, `UPDATE posts SET title = $2, slug = $3, summary = $4, summary_source = $5,
-				content_markdown = $6, content_html = $7, toc = $8, status = $9, cover_image = $10, published_at = $11,
-				show_comments = $12, category_id = $13, updated_at = $14 WHERE id = $1 AND deleted_at IS NULL`, args...)
-		}
-		if err != nil {
-			if errors.Is(err, sqlstore.ErrConflict) {
-				return errDuplicateSlug
-			}
-			return err
-		}
-		if _, err := tx.Exec(ctx, "DELETE FROM post_tags WHERE post_id = $1", id); err != nil {
-			return err
-		}
-		for _, t := range in.TagIDs {
-			if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2)", id, t); err != nil {
-				return err
-			}
-		}
-		return bumpPostsVersion(ctx, tx)
+		return storePost(ctx, tx, storedPost{id: id, create: cur == nil, in: in, html: html, source: source, created: now, updated: now})
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save post: %w", err)
 	}
 	return id, nil
+}
+
+// storedPost is one post as storePost writes it: a validated input, its
+// rendering, where its summary came from, and its times (created is used
+// only when the post is created).
+type storedPost struct {
+	id               string
+	create           bool
+	in               postInput
+	html             rendered
+	source           string
+	created, updated time.Time
+}
+
+// storePost writes a post, its tags and the posts version inside tx: the
+// one write path of the API and of imports, so that the post lists' cached
+// counts follow either.
+func storePost(ctx context.Context, tx *sqlstore.Tx, p storedPost) error {
+	in := p.in
+	toc, _ := json.Marshal(p.html.TOC) // a slice of plain structs
+	var category any
+	if in.CategoryID != "" {
+		category = in.CategoryID
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM categories WHERE id = $1 AND deleted_at IS NULL", in.CategoryID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return invalid("category_id", "category does not exist")
+		}
+	}
+	if len(in.TagIDs) > 0 {
+		args := make([]any, len(in.TagIDs))
+		for i, t := range in.TagIDs {
+			args[i] = t
+		}
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM tags WHERE deleted_at IS NULL AND id IN ("+sqlstore.Placeholders(1, len(args))+")", args...).Scan(&n); err != nil {
+			return err
+		}
+		if n != len(in.TagIDs) {
+			return invalid("tag_ids", "a tag does not exist")
+		}
+	}
+	slug, err := freeSlug(ctx, tx, "posts", p.id, in.Slug, in.Title)
+	if err != nil {
+		return err
+	}
+	args := []any{p.id, in.Title, slug, in.Summary, p.source, in.ContentMarkdown, p.html.HTML, string(toc), in.Status,
+		in.CoverImage, sqlstore.FromNullTime(in.PublishedAt), *in.ShowComments, category, sqlstore.FromTime(p.updated),
+		sqlstore.FromTime(p.created)}
+	if p.create {
+		_, err = tx.Exec(ctx, `INSERT INTO posts (id, title, slug, summary, summary_source, content_markdown, content_html, toc,
+			status, cover_image, published_at, show_comments, category_id, updated_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, args...)
+	} else {
+		_, err = tx.Exec(ctx, `UPDATE posts SET title = $2, slug = $3, summary = $4, summary_source = $5,
+			content_markdown = $6, content_html = $7, toc = $8, status = $9, cover_image = $10, published_at = $11,
+			show_comments = $12, category_id = $13, updated_at = $14 WHERE id = $1 AND deleted_at IS NULL`, args[:14]...)
+	}
+	if err != nil {
+		if errors.Is(err, sqlstore.ErrConflict) {
+			return errDuplicateSlug
+		}
+		return err
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM post_tags WHERE post_id = $1", p.id); err != nil {
+		return err
+	}
+	for _, t := range in.TagIDs {
+		if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2)", p.id, t); err != nil {
+			return err
+		}
+	}
+	return bumpPostsVersion(ctx, tx)
 }
 
 // deletePost soft-deletes a post, freeing its slug.

@@ -12,6 +12,9 @@ import (
 // where an unknown path needs the administrator first (docs/design.md,
 // HTTP).
 func (b *Blog) Routes(rt *httpx.Router) {
+	if b.auth == nil {
+		panic("blog: Routes of a blog built without Auth")
+	}
 	env := httpx.BlogAPI
 	api := rt.API("blog", env)
 	// Public reads: CORS when render.enable_cors (never with credentials),
@@ -104,6 +107,9 @@ func (b *Blog) Routes(rt *httpx.Router) {
 
 	admin("GET /api/v1/admin/settings", b.handleGetSettings)
 	admin("PUT /api/v1/admin/settings", b.handlePutSettings)
+
+	admin("GET /api/v1/admin/export", b.handleExport)
+	admin("POST /api/v1/admin/import", b.handleImport)
 
 	admin("POST /api/v1/admin/ai/summary", b.handleAISummary)
 	admin("POST /api/v1/admin/ai/tags", b.handleAITags)

@@ -124,3 +124,14 @@ func (b *Blog) deleteTerm(ctx context.Context, table termTable, id string) error
 		return bumpPostsVersion(ctx, tx) // the term's cached totals
 	})
 }
+
+// insertTerm adds a term with the given id and times inside tx: the write
+// path of imports, which keep the times of the source.
+func insertTerm(ctx context.Context, tx *sqlstore.Tx, table termTable, t Term) error {
+	_, err := tx.Exec(ctx, "INSERT INTO "+string(table)+" (id, name, slug, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)",
+		t.ID, t.Name, t.Slug, sqlstore.FromTime(t.CreatedAt), sqlstore.FromTime(t.UpdatedAt))
+	if errors.Is(err, sqlstore.ErrConflict) {
+		return errDuplicateSlug
+	}
+	return err
+}

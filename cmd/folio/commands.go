@@ -138,6 +138,33 @@ func commands() []command {
 			setup:   noFlags(runRestore),
 		},
 		{
+			name:     "export",
+			synopsis: "folio export [-config PATH] FILE.zip",
+			summary:  "write the blog to a Folio archive of Markdown and JSON",
+			help: "Writes posts and pages as Markdown files with front matter, and categories, " +
+				"tags, comments, friend links and the blog's settings (without secrets such as " +
+				"ai.api_key) as JSON, to the zip archive FILE.zip (docs/export-import.md). " +
+				"Works while servers run.",
+			config:  true,
+			minArgs: 1,
+			maxArgs: 1,
+			setup:   noFlags(runExport),
+		},
+		{
+			name:     "import",
+			synopsis: "folio import [-config PATH] [-format folio|ghost|wxr] FILE",
+			summary:  "import a Folio archive, a Ghost JSON export or a WordPress WXR export",
+			help: "Imports posts, pages, categories, tags, approved comments, friend links and " +
+				"settings from FILE: a Folio archive (folio export), a Ghost JSON export or a " +
+				"WordPress WXR export, recognised from the file unless -format names it. " +
+				"Importing the same file twice adds nothing. Running servers see the import on " +
+				"their next request (docs/export-import.md).",
+			config:  true,
+			minArgs: 1,
+			maxArgs: 1,
+			setup:   setupImport,
+		},
+		{
 			name:     "version",
 			synopsis: "folio version",
 			summary:  "print the version, the source revision and the Go version",

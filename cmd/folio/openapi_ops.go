@@ -15,6 +15,7 @@ func openAPITags() []schema {
 		{"friend-links", "Friend links (envelope B)."},
 		{"settings", "Runtime settings (envelope B)."},
 		{"ai", "AI summaries and tag suggestions (envelope B)."},
+		{"export-import", "Blog export and import (envelope B)."},
 		{"audit-log", "The audit log of administrator writes and sign-ins (envelope B)."},
 		{"accounts", "File host accounts: register, sign in, refresh (envelope A)."},
 		{"uploads", "Uploads, in the Lsky Pro shape."},
@@ -315,6 +316,17 @@ func operations() map[string]operation {
 			responses: responses(redirect(303, "To the post with the awaits-moderation notice."), htmlPage(400, "An unreadable form."), htmlPage(403, "Comments are closed."),
 				pageOrJSON(404, "No such post.", "ErrorB"), htmlPage(422, "The post again with the fields' messages."), htmlPage(429, errorText(429)))},
 
+		// Export and import.
+		"GET /api/v1/admin/export": {id: "exportBlog", summary: "Download the blog as a Folio archive", tag: "export-import", auth: admin,
+			description: "A zip of Markdown files with front matter (posts, pages) and JSON (categories, tags, comments, friend links, settings without secrets).",
+			responses: responses(response{status: 200, description: "The archive, as an attachment.",
+				content: map[string]schema{"application/zip": {"type": "string", "contentMediaType": "application/zip"}},
+				headers: map[string]any{"Content-Disposition": schema{"description": "`attachment; filename=\"folio-export-YYYYMMDD.zip\"`.", "schema": stringOf("")}}},
+				errsB(401, 403))},
+		"POST /api/v1/admin/import": {id: "importBlog", summary: "Import a Folio archive, a Ghost JSON export or a WordPress WXR export", tag: "export-import", auth: admin,
+			description: "Idempotent: importing the same export twice creates nothing new.",
+			body:        &requestBody{mediaType: "multipart/form-data", schema: ref("ImportForm"), required: true},
+			responses:   responses(okB(200, ref("ImportResult")), errsB(400, 401, 403, 409, 413))},
 		// The audit log.
 		"GET /api/v1/admin/audit-log": listB("listAuditLog", "The audit log, newest first", "audit-log", "AuditEntry", admin,
 			queryParam("user", stringOf(""), "A user name (any case) or user id."),

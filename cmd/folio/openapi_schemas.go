@@ -418,6 +418,16 @@ func componentSchemas() schema {
 		"AISummary":       object(map[string]schema{"summary": stringOf("")}),
 		"AITags":          object(map[string]schema{"tags": schema{"type": "array", "items": stringOf(""), "maxItems": 5}}),
 
+		"ImportForm": object(map[string]schema{
+			"file":   schema{"type": "string", "contentMediaType": "application/octet-stream", "description": "The export."},
+			"format": enum("Empty: recognised from the file.", "", "folio", "ghost", "wxr"),
+		}, "format"),
+		"ImportCount": object(map[string]schema{"created": integer(""), "skipped": integer("")}),
+		"ImportResult": object(map[string]schema{"format": enum("", "folio", "ghost", "wxr"),
+			"posts": ref("ImportCount"), "pages": ref("ImportCount"), "categories": ref("ImportCount"), "tags": ref("ImportCount"),
+			"comments": ref("ImportCount"), "friend_links": ref("ImportCount"),
+			"settings": object(map[string]schema{"updated": integer(""), "skipped": integer("")}),
+			"warnings": array(stringOf(""))}),
 		"AuditEntry": object(map[string]schema{"id": stringOf(""), "at": dateTime(""), "user_id": stringOf(""), "username": stringOf(""),
 			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout"), "method": stringOf(""),
 			"route": stringOf("The matched route pattern's path."), "path": stringOf(""), "resource_id": stringOf(""),

@@ -1,0 +1,593 @@
+package blog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"folio/sqlstore"
+)
+
+// Import formats.
+const (
+	FormatFolio = "folio" // the archive Export writes
+	FormatGhost = "ghost" // a Ghost JSON export
+	FormatWXR   = "wxr"   // a WordPress WXR export
+)
+
+// MaxImportSize bounds the file an import reads (docs/export-import.md#limits).
+const MaxImportSize = 64 << 20
+
+// maxWarnings bounds the warnings one import reports; the last one says
+// how many more there were.
+const maxWarnings = 200
+
+// InputError is a problem with the imported file itself: not readable, not
+// of the format, malformed. Nothing was imported.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ImportCount counts one kind of thing an import met: created, or skipped
+// because it was already there.
+type ImportCount struct {
+	Created int `json:"created"`
+	Skipped int `json:"skipped"`
+}
+
+// SettingsCount counts the settings keys an import changed and those it
+// found already equal.
+type SettingsCount struct {
+	Updated int `json:"updated"`
+	Skipped int `json:"skipped"`
+}
+
+// ImportResult is what an import did.
+type ImportResult struct {
+	Format      string        `json:"format"`
+	Posts       ImportCount   `json:"posts"`
+	Pages       ImportCount   `json:"pages"`
+	Categories  ImportCount   `json:"categories"`
+	Tags        ImportCount   `json:"tags"`
+	Comments    ImportCount   `json:"comments"`
+	FriendLinks ImportCount   `json:"friend_links"`
+	Settings    SettingsCount `json:"settings"`
+	Warnings    []string      `json:"warnings"`
+	dropped     int
+}
+
+func (r *ImportResult) warn(format string, args ...any) {
+	if len(r.Warnings) < maxWarnings {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+		return
+	}
+	r.dropped++
+}
+
+// Import reads a Ghost, WordPress or Folio export and adds what the blog
+// lacks, in one transaction: posts and pages are matched by slug,
+// categories and tags by slug, comments by post, author, time and content,
+// friend links by URL, so that importing a file twice adds nothing the
+// second time. A post or page whose slug is taken by different content is
+// skipped with a warning. format is FormatFolio, FormatGhost, FormatWXR or
+// "" to recognise it. An *InputError means the file is at fault and
+// nothing was written (docs/export-import.md).
+func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format string) (*ImportResult, error) {
+	if size > b.importLimit {
+		return nil, &SizeError{Limit: b.importLimit}
+	}
+	if format == "" {
+		var err error
+		if format, err = detectFormat(r, size); err != nil {
+			return nil, err
+		}
+	}
+	var src importSource
+	var err error
+	switch format {
+	case FormatFolio:
+		src, err = openFolioArchive(r, size)
+	case FormatGhost:
+		src, err = openGhost(r, size)
+	case FormatWXR:
+		src, err = openWXR(r, size)
+	default:
+		return nil, inputErrorf("unknown format %q (want folio, ghost or wxr)", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &ImportResult{Format: format, Warnings: []string{}}
+	imp := &importer{b: b, res: res, summaryLength: b.settings.Get(ctx).Post.SummaryLength,
+		termIDs: map[string]string{}, posts: map[string]postMatch{}}
+	settings, err := src.settings(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		imp.tx = tx
+		return src.run(ctx, imp)
+	})
+	if err != nil {
+		if _, ok := errors.AsType[*InputError](err); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("blog: import: %w", err)
+	}
+	if imp.wrote {
+		b.markSiteChanged(ctx)
+	}
+	if settings != nil {
+		imp.applySettings(ctx, settings)
+	}
+	if res.dropped > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("… and %d more warnings", res.dropped))
+	}
+	return res, nil
+}
+
+// detectFormat recognises a file by its first bytes: a zip is a Folio
+// archive, JSON a Ghost export, XML a WordPress export.
+func detectFormat(r io.ReaderAt, size int64) (string, error) {
+	head := make([]byte, min(size, 512))
+	n, err := r.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", inputErrorf("the file cannot be read")
+	}
+	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\ufeff")), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return FormatFolio, nil
+	case bytes.HasPrefix(head, []byte("{")):
+		return FormatGhost, nil
+	case bytes.HasPrefix(head, []byte("<")):
+		return FormatWXR, nil
+	}
+	return "", inputErrorf("unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file")
+}
+
+// importSource is one opened export.
+type importSource interface {
+	// settings reads the settings the export carries, before anything is
+	// written, so that bad settings fail the import; nil when none.
+	settings(ctx context.Context, b *Blog) (*Settings, error)
+	// run imports everything else through imp.
+	run(ctx context.Context, imp *importer) error
+}
+
+// importer adds items to the blog inside one transaction, through the same
+// store functions the API uses.
+type importer struct {
+	b             *Blog
+	tx            *sqlstore.Tx
+	res           *ImportResult
+	summaryLength int
+	termIDs       map[string]string    // "categories/slug" → id of a live term
+	posts         map[string]postMatch // slug → what the import made of it
+	wrote         bool
+}
+
+// postMatch is what a post's slug stands for in this import: the post to
+// attach comments to, or none when the slug belongs to another post.
+type postMatch struct {
+	id       string
+	conflict bool
+}
+
+// importTerm is a category or tag of an export.
+type importTerm struct {
+	Name, Slug       string
+	Created, Updated *time.Time
+}
+
+// term returns the id of the live term with t's slug, creating it when
+// there is none; "" (with a warning) when t cannot be a term.
+func (imp *importer) term(ctx context.Context, table termTable, t importTerm) (string, error) {
+	count := &imp.res.Categories
+	kind := "category"
+	if table == tags {
+		count, kind = &imp.res.Tags, "tag"
+	}
+	in := termInput{Name: strings.TrimSpace(t.Name), Slug: strings.ToLower(strings.TrimSpace(t.Slug))}
+	if in.Name == "" {
+		in.Name = in.Slug
+	}
+	if !validSlug(in.Slug) {
+		in.Slug = slugify(in.Slug)
+		if in.Slug == "" {
+			in.Slug = slugify(in.Name)
+		}
+	}
+	if in.Slug == "" {
+		imp.res.warn("%s %q skipped: no slug can be made of its name", kind, t.Name)
+		return "", nil
+	}
+	key := string(table) + "/" + in.Slug
+	if id, ok := imp.termIDs[key]; ok {
+		return id, nil
+	}
+	var id string
+	err := imp.tx.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", in.Slug).Scan(&id)
+	switch {
+	case err == nil:
+		count.Skipped++
+		imp.termIDs[key] = id
+		return id, nil
+	case !errors.Is(err, sqlstore.ErrNotFound):
+		return "", err
+	}
+	if err := in.validate(); err != nil {
+		imp.res.warn("%s %q skipped: %v", kind, t.Name, err)
+		return "", nil
+	}
+	now := imp.b.now()
+	created := orTime(t.Created, now)
+	term := Term{ID: sqlstore.NewID(), Name: in.Name, Slug: in.Slug, CreatedAt: created, UpdatedAt: orTime(t.Updated, created)}
+	if err := insertTerm(ctx, imp.tx, table, term); err != nil {
+		return "", err
+	}
+	count.Created++
+	imp.wrote = true
+	imp.termIDs[key] = term.ID
+	return term.ID, nil
+}
+
+// termID is the id of a term the export refers to by slug alone; "" with
+// a warning when it is neither in the export nor in the blog.
+func (imp *importer) termID(ctx context.Context, table termTable, slug, of string) (string, error) {
+	if slug == "" {
+		return "", nil
+	}
+	if id, ok := imp.termIDs[string(table)+"/"+slug]; ok {
+		return id, nil
+	}
+	var id string
+	err := imp.tx.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	switch {
+	case err == nil:
+		imp.termIDs[string(table)+"/"+slug] = id
+		return id, nil
+	case errors.Is(err, sqlstore.ErrNotFound):
+		imp.res.warn("%s: %s %q is not in the export nor in the blog; left out", of, strings.TrimSuffix(string(table), "s"), slug)
+		return "", nil
+	}
+	return "", err
+}
+
+func orTime(t *time.Time, def time.Time) time.Time {
+	if t == nil || t.IsZero() {
+		return def
+	}
+	return t.UTC()
+}
+
+// importPost is a post of an export.
+type importPost struct {
+	Title, Slug, Summary, SummarySource, Markdown, Status, CoverImage string
+	PublishedAt, Created, Updated                                     *time.Time
+	ShowComments                                                      *bool
+	CategoryID                                                        string
+	TagIDs                                                            []string
+	// Origin names the item in warnings ("post \"hello\"", "item 12").
+	Origin string
+}
+
+// post adds p unless a live post has its slug: the same title and content
+// make it the same post (skipped), anything else is a conflict (skipped,
+// with a warning, and the export's comments of it are left out).
+func (imp *importer) post(ctx context.Context, p importPost) error {
+	p.Slug = strings.TrimSpace(p.Slug)
+	if p.Slug == "" || !validSlug(p.Slug) {
+		p.Slug = slugify(p.Title)
+	}
+	if p.Slug == "" {
+		imp.res.warn("%s skipped: it has neither a usable slug nor a title to make one of", p.Origin)
+		return nil
+	}
+	if _, seen := imp.posts[p.Slug]; seen {
+		imp.res.warn("%s skipped: the export has another post with slug %q", p.Origin, p.Slug)
+		return nil
+	}
+	var id, title, content string
+	err := imp.tx.QueryRow(ctx, "SELECT id, title, content_markdown FROM posts WHERE slug = $1 AND deleted_at IS NULL", p.Slug).
+		Scan(&id, &title, &content)
+	switch {
+	case err == nil:
+		imp.res.Posts.Skipped++
+		same := title == strings.TrimSpace(p.Title) && content == p.Markdown
+		imp.posts[p.Slug] = postMatch{id: id, conflict: !same}
+		if !same {
+			imp.res.warn("%s skipped: slug %q is taken by a different post, which was kept", p.Origin, p.Slug)
+		}
+		return nil
+	case !errors.Is(err, sqlstore.ErrNotFound):
+		return err
+	}
+	in := postInput{Title: p.Title, Slug: p.Slug, Summary: p.Summary, ContentMarkdown: p.Markdown, Status: p.Status,
+		CoverImage: p.CoverImage, PublishedAt: p.PublishedAt, ShowComments: p.ShowComments, CategoryID: p.CategoryID, TagIDs: p.TagIDs}
+	if checkURL("cover_image", in.CoverImage, false) != nil {
+		imp.res.warn("%s: cover image %q is not an http(s) URL or a path; left out", p.Origin, in.CoverImage)
+		in.CoverImage = ""
+	}
+	if err := in.validate(); err != nil {
+		imp.res.warn("%s skipped: %v", p.Origin, err)
+		return nil
+	}
+	html, err := imp.b.render(in.ContentMarkdown)
+	if err != nil {
+		return fmt.Errorf("render %s: %w", p.Origin, err)
+	}
+	source := p.SummarySource
+	switch {
+	case in.Summary == "":
+		source = summaryAuto
+	case source != summaryAuto && source != summaryAI:
+		source = summaryManual
+	}
+	if source == summaryAuto && in.Summary == "" {
+		in.Summary = excerpt(html.Plain, imp.summaryLength)
+	}
+	now := imp.b.now()
+	created := orTime(p.Created, now)
+	if in.Status == StatusPublished && in.PublishedAt == nil {
+		in.PublishedAt = &created
+	}
+	sp := storedPost{id: sqlstore.NewID(), create: true, in: in, html: html, source: source, created: created, updated: orTime(p.Updated, created)}
+	if err := storePost(ctx, imp.tx, sp); err != nil {
+		if fe, ok := errors.AsType[*fieldError](err); ok {
+			imp.res.warn("%s skipped: %v", p.Origin, fe)
+			return nil
+		}
+		return err
+	}
+	imp.res.Posts.Created++
+	imp.wrote = true
+	imp.posts[p.Slug] = postMatch{id: sp.id}
+	return nil
+}
+
+// importPage is a page of an export.
+type importPage struct {
+	Title, Slug, Markdown, Status, Template, Config string
+	SortOrder                                       int
+	ShowInNav                                       bool
+	PublishedAt, Created, Updated                   *time.Time
+	Origin                                          string
+}
+
+// page adds p unless a live page has its slug (the rule of post).
+func (imp *importer) page(ctx context.Context, p importPage) error {
+	p.Slug = strings.TrimSpace(p.Slug)
+	if p.Slug == "" || !validSlug(p.Slug) {
+		p.Slug = slugify(p.Title)
+	}
+	if p.Slug == "" {
+		imp.res.warn("%s skipped: it has neither a usable slug nor a title to make one of", p.Origin)
+		return nil
+	}
+	var title, content string
+	err := imp.tx.QueryRow(ctx, "SELECT title, content_markdown FROM pages WHERE slug = $1 AND deleted_at IS NULL", p.Slug).Scan(&title, &content)
+	switch {
+	case err == nil:
+		imp.res.Pages.Skipped++
+		if title != strings.TrimSpace(p.Title) || content != p.Markdown {
+			imp.res.warn("%s skipped: slug %q is taken by a different page, which was kept", p.Origin, p.Slug)
+		}
+		return nil
+	case !errors.Is(err, sqlstore.ErrNotFound):
+		return err
+	}
+	in := pageInput{Title: p.Title, Slug: p.Slug, ContentMarkdown: p.Markdown, Status: p.Status, SortOrder: p.SortOrder,
+		ShowInNav: p.ShowInNav, Template: p.Template, Config: p.Config}
+	// The API's JSON decoding refuses what no database stores (NUL); an
+	// import checks it here, since one refused statement would end the
+	// whole transaction on PostgreSQL.
+	for _, f := range []struct{ name, v string }{{"content_markdown", in.ContentMarkdown}, {"config", in.Config}} {
+		if err := checkText(f.name, f.v, false, maxContent); err != nil {
+			imp.res.warn("%s skipped: %v", p.Origin, err)
+			return nil
+		}
+	}
+	if err := imp.b.validatePage(&in); err != nil {
+		fe, ok := errors.AsType[*fieldError](err)
+		if !ok {
+			return err
+		}
+		if fe.Field != "template" && fe.Field != "config" {
+			imp.res.warn("%s skipped: %v", p.Origin, fe)
+			return nil
+		}
+		// The template is this installation's business: the page keeps
+		// its content with the default one.
+		imp.res.warn("%s: %v; imported with the default template", p.Origin, fe)
+		in.Template, in.Config = "default", "{}"
+		if err := imp.b.validatePage(&in); err != nil {
+			imp.res.warn("%s skipped: %v", p.Origin, err)
+			return nil
+		}
+	}
+	html, err := imp.b.render(in.ContentMarkdown)
+	if err != nil {
+		return fmt.Errorf("render %s: %w", p.Origin, err)
+	}
+	now := imp.b.now()
+	created := orTime(p.Created, now)
+	published := p.PublishedAt
+	if published == nil && in.Status == StatusPublished {
+		published = &created
+	}
+	sp := storedPage{id: sqlstore.NewID(), create: true, in: in, html: html, published: published, created: created, updated: orTime(p.Updated, created)}
+	if err := storePage(ctx, imp.tx, sp); err != nil {
+		if fe, ok := errors.AsType[*fieldError](err); ok {
+			imp.res.warn("%s skipped: %v", p.Origin, fe)
+			return nil
+		}
+		return err
+	}
+	imp.res.Pages.Created++
+	imp.wrote = true
+	return nil
+}
+
+// importComment is a comment of an export, on the post with slug Post.
+type importComment struct {
+	Post, Author, Email, Content, Status, IP, UserAgent string
+	Created                                             time.Time
+	Origin                                              string
+}
+
+// comment adds c to its post unless the post already has a comment by the
+// same author at the same time with the same content.
+func (imp *importer) comment(ctx context.Context, c importComment) error {
+	m, ok := imp.posts[c.Post]
+	if !ok {
+		var id string
+		err := imp.tx.QueryRow(ctx, "SELECT id FROM posts WHERE slug = $1 AND deleted_at IS NULL", c.Post).Scan(&id)
+		switch {
+		case errors.Is(err, sqlstore.ErrNotFound):
+			imp.res.warn("%s skipped: no post %q", c.Origin, c.Post)
+			return nil
+		case err != nil:
+			return err
+		}
+		m = postMatch{id: id}
+		imp.posts[c.Post] = m
+	}
+	if m.conflict {
+		imp.res.warn("%s skipped: its post %q was not imported (slug taken)", c.Origin, c.Post)
+		return nil
+	}
+	c.Author = strings.TrimSpace(c.Author)
+	c.Content = strings.TrimSpace(c.Content)
+	c.Email = strings.TrimSpace(c.Email)
+	if c.Author == "" {
+		c.Author = "Anonymous"
+	}
+	if r := []rune(c.Author); len(r) > 50 {
+		c.Author = string(r[:50])
+	}
+	if c.Email != "" && checkEmail("email", c.Email) != nil {
+		c.Email = ""
+	}
+	if len(c.IP) > 64 {
+		c.IP = ""
+	}
+	if len(c.UserAgent) > 512 {
+		c.UserAgent = c.UserAgent[:512]
+	}
+	if !validCommentStatus(c.Status) {
+		imp.res.warn("%s skipped: unknown status %q", c.Origin, c.Status)
+		return nil
+	}
+	for _, f := range []struct{ name, v string }{{"author", c.Author}, {"content", c.Content}, {"email", c.Email},
+		{"ip", c.IP}, {"user_agent", c.UserAgent}} {
+		required := f.name == "content"
+		if err := checkText(f.name, f.v, required, maxContent); err != nil {
+			imp.res.warn("%s skipped: %v", c.Origin, err)
+			return nil
+		}
+	}
+	created := sqlstore.Time(sqlstore.FromTime(orTime(&c.Created, imp.b.now())))
+	var n int
+	if err := imp.tx.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND author = $2 AND created_at = $3 AND content = $4",
+		m.id, c.Author, sqlstore.FromTime(created), c.Content).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		imp.res.Comments.Skipped++
+		return nil
+	}
+	ac := AdminComment{PublicComment: PublicComment{ID: sqlstore.NewID(), Author: c.Author, Content: c.Content, CreatedAt: created},
+		Email: c.Email, IP: c.IP, UserAgent: c.UserAgent, PostID: m.id, Status: c.Status}
+	if err := insertComment(ctx, imp.tx, ac); err != nil {
+		return err
+	}
+	imp.res.Comments.Created++
+	imp.wrote = true
+	return nil
+}
+
+// link adds a friend link unless a live one has its URL.
+func (imp *importer) link(ctx context.Context, l archiveLink, origin string) error {
+	in := linkInput{Name: l.Name, URL: l.URL, Description: l.Description, Logo: l.Logo, Sort: l.Sort, Status: l.Status}
+	if err := in.validate(); err != nil {
+		imp.res.warn("%s skipped: %v", origin, err)
+		return nil
+	}
+	var n int
+	if err := imp.tx.QueryRow(ctx, "SELECT COUNT(*) FROM friend_links WHERE url = $1 AND deleted_at IS NULL", in.URL).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		imp.res.FriendLinks.Skipped++
+		return nil
+	}
+	now := imp.b.now()
+	created := orTime(&l.CreatedAt, now)
+	fl := FriendLink{ID: sqlstore.NewID(), Name: in.Name, URL: in.URL, Description: in.Description, Logo: in.Logo, Sort: in.Sort,
+		Status: in.Status, CreatedAt: created, UpdatedAt: orTime(&l.UpdatedAt, created)}
+	if err := insertLink(ctx, imp.tx, fl); err != nil {
+		return err
+	}
+	imp.res.FriendLinks.Created++
+	imp.wrote = true
+	return nil
+}
+
+// applySettings stores the export's settings after its content, through
+// the settings registry (which announces the change to every process).
+// Keys whose value is already the same are counted as skipped.
+func (imp *importer) applySettings(ctx context.Context, s *Settings) {
+	g := imp.b.settings
+	cur := g.Get(ctx)
+	s.AI.APIKey = cur.AI.APIKey // never part of an export
+	before, after := settingsFields(cur), settingsFields(*s)
+	for k, v := range after {
+		if before[k] == v {
+			imp.res.Settings.Skipped++
+		} else {
+			imp.res.Settings.Updated++
+		}
+	}
+	if imp.res.Settings.Updated == 0 {
+		return
+	}
+	if err := g.Put(ctx, *s); err != nil {
+		imp.res.warn("settings not imported: %v", err)
+		imp.res.Settings.Skipped += imp.res.Settings.Updated
+		imp.res.Settings.Updated = 0
+	}
+}
+
+// settingsFields flattens the blog's groups to "group.key" → JSON value.
+func settingsFields(s Settings) map[string]string {
+	out := map[string]string{}
+	for name, g := range map[string]any{"site": s.Site, "post": s.Post, "render": s.Render, "ai": s.AI} {
+		raw, _ := json.Marshal(g) // plain structs
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &fields)
+		for k, v := range fields {
+			if name == "ai" && k == "api_key" {
+				continue
+			}
+			out[name+"."+k] = string(v)
+		}
+	}
+	return out
+}
+
+// SizeError: the file is larger than an import reads.
+type SizeError struct{ Limit int64 }
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the file is larger than the import limit of %d MiB", max(e.Limit>>20, 1))
+}
