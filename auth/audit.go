@@ -26,6 +26,10 @@ const (
 	AuditLogin       = "login"
 	AuditLoginFailed = "login_failed"
 	AuditLogout      = "logout"
+	// AuditCommand is a write made by a folio command on the server's host
+	// (reset-password, import): the operator has no account, so the entry
+	// names the command, and its subject in ResourceID.
+	AuditCommand = "command"
 )
 
 // AuditEntry is one row of the audit log.
@@ -220,6 +224,22 @@ func (s *Service) recordAudit(ctx context.Context, e *AuditEntry) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		e.ID, sqlstore.FromTime(e.At), e.UserID, e.Username, e.Via, e.Action, e.Method,
 		trimField(e.Route), trimField(e.Path), trimField(e.ResourceID), e.Status, e.ClientIP)
+	if err != nil {
+		return fmt.Errorf("auth: record audit entry: %w", err)
+	}
+	return nil
+}
+
+// RecordCommand adds to db's audit log that the folio command line (for
+// example "folio reset-password alice") wrote, about resourceID ("" when
+// none). Commands run without a Service: an import may be the first thing
+// a database sees.
+func RecordCommand(ctx context.Context, db *sqlstore.DB, command, line, resourceID string) error {
+	e := &AuditEntry{ID: sqlstore.NewID(), At: time.Now().UTC(), Via: "command", Action: AuditCommand,
+		Route: command, Path: line, ResourceID: resourceID}
+	_, err := db.Exec(ctx, `INSERT INTO audit_log (id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip)
+		VALUES ($1, $2, '', '', $3, $4, '', $5, $6, $7, 0, '')`,
+		e.ID, sqlstore.FromTime(e.At), e.Via, e.Action, trimField(e.Route), trimField(e.Path), trimField(e.ResourceID))
 	if err != nil {
 		return fmt.Errorf("auth: record audit entry: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"folio/auth"
 	"folio/blog"
 	"folio/sqlstore"
 	"folio/templates"
@@ -43,7 +44,7 @@ func runExport(inv *invocation) int {
 // exportTo writes the archive beside path under a temporary name, then
 // renames it into place.
 func exportTo(ctx context.Context, cfg *Config, path string, logger *slog.Logger) (blog.ArchiveCounts, error) {
-	b, closeBlog, err := openBlog(ctx, cfg, false, logger)
+	b, _, closeBlog, err := openBlog(ctx, cfg, false, logger)
 	if err != nil {
 		return blog.ArchiveCounts{}, err
 	}
@@ -106,7 +107,7 @@ func runImport(inv *invocation, format string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	b, closeBlog, err := openBlog(ctx, cfg, true, newLogger(cfg, stderr))
+	b, db, closeBlog, err := openBlog(ctx, cfg, true, newLogger(cfg, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "folio import:", err)
 		return 1
@@ -125,6 +126,10 @@ func runImport(inv *invocation, format string) int {
 	case err != nil:
 		fmt.Fprintln(stderr, "folio import:", err)
 		return 1
+	}
+	// The import is done: a failed entry is said, not a failure.
+	if err := auth.RecordCommand(ctx, db, "folio import", "folio import "+filepath.Base(path), ""); err != nil {
+		fmt.Fprintln(stderr, "folio import: warning: audit log:", err)
 	}
 	printImport(stdout, path, res)
 	return 0
@@ -152,21 +157,21 @@ func printImport(w io.Writer, path string, r *blog.ImportResult) {
 // command's writes (docs/design.md#caches-across-processes), and the
 // settings and page templates the server would use. No administrator is
 // set up: the command serves nothing.
-func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger) (*blog.Blog, func(), error) {
+func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger) (*blog.Blog, *sqlstore.DB, func(), error) {
 	if !create && (cfg.DBDriver == "sqlite" || cfg.DBDriver == "sqlite3" || cfg.DBDriver == "") {
 		// Opening a SQLite file that is not there would create it.
 		path, _, _ := strings.Cut(strings.TrimPrefix(cfg.DBDSN, "file:"), "?")
 		if _, err := os.Stat(path); err != nil {
-			return nil, nil, fmt.Errorf("database: %w", err)
+			return nil, nil, nil, fmt.Errorf("database: %w", err)
 		}
 	}
 	db, err := sqlstore.Open(ctx, cfg.DBDriver, cfg.DBDSN)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	fail := func(err error) (*blog.Blog, func(), error) {
+	fail := func(err error) (*blog.Blog, *sqlstore.DB, func(), error) {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := db.MigrateCore(ctx); err != nil {
 		return fail(err)
@@ -187,7 +192,7 @@ func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger
 	if err != nil {
 		return fail(err)
 	}
-	return b, func() {
+	return b, db, func() {
 		_ = b.Close(context.Background()) // no AI job was queued
 		db.Close()
 	}, nil

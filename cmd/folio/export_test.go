@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"folio/auth"
 	"folio/auth/authtest"
+	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
 )
 
@@ -55,6 +57,17 @@ func TestExportAndImportCommandsMoveABlog(t *testing.T) {
 	}
 	_, dst := newTestAppOn(t, dstDB)
 	dst.Do("GET", "/api/v1/posts/slug/moved", nil).Expect(200)
+	// Both imports are in the audit log, as the command line's.
+	dstAdmin := dst.Clone()
+	dstAdmin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	var page struct {
+		Items []auth.AuditEntry `json:"items"`
+	}
+	httpxtest.Into(t, dstAdmin.Do("GET", "/api/v1/admin/audit-log?action=command", nil).Expect(200).B().Data, &page)
+	if len(page.Items) != 2 || page.Items[0].Path != "folio import site.zip" || page.Items[0].Via != "command" {
+		t.Errorf("audit log of commands: %+v", page.Items)
+	}
 }
 
 // TestImportCommandReachesARunningServer imports into the database of a

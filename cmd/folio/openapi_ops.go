@@ -331,7 +331,7 @@ func operations() map[string]operation {
 		"GET /api/v1/admin/audit-log": listB("listAuditLog", "The audit log, newest first", "audit-log", "AuditEntry", admin,
 			queryParam("user", stringOf(""), "A user name (any case) or user id."),
 			queryParam("method", enum("", "POST", "PUT", "PATCH", "DELETE"), "Only this method."),
-			queryParam("action", enum("", "write", "login", "login_failed", "logout"), "Only this action.")),
+			queryParam("action", enum("", "write", "login", "login_failed", "logout", "command"), "Only this action.")),
 		// Console: sign-in.
 		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
 		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},

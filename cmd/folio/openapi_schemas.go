@@ -429,7 +429,7 @@ func componentSchemas() schema {
 			"settings": object(map[string]schema{"updated": integer(""), "skipped": integer("")}),
 			"warnings": array(stringOf(""))}),
 		"AuditEntry": object(map[string]schema{"id": stringOf(""), "at": dateTime(""), "user_id": stringOf(""), "username": stringOf(""),
-			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout"), "method": stringOf(""),
+			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout", "command"), "method": stringOf(""),
 			"route": stringOf("The matched route pattern's path."), "path": stringOf(""), "resource_id": stringOf(""),
 			"status": integer(""), "client_ip": stringOf("")}),
 		"FileLinks":   object(links),

@@ -102,6 +102,10 @@ func runResetPassword(inv *invocation) int {
 	if err := svc.ResetPassword(ctx, u.ID, pw); err != nil {
 		return fail(err)
 	}
+	// The password is set: a failed entry is said, not a failure.
+	if err := auth.RecordCommand(ctx, db, "folio reset-password", "folio reset-password "+u.Username, u.ID); err != nil {
+		fmt.Fprintln(inv.stderr, "folio reset-password: warning: audit log:", err)
+	}
 	fmt.Fprintf(inv.stdout, "password of %s set; every session, refresh token and API token of %s is revoked\n", u.Username, u.Username)
 	return exitOK
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"folio/auth"
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
@@ -74,6 +75,14 @@ func TestResetPasswordOfAUserBesideARunningServer(t *testing.T) {
 	login(t, site.client, "alice", "a new password", 200)
 	// The administrator's session is someone else's.
 	admin.Do("GET", "/api/v1/admin/users", nil).Expect(200)
+	// The audit log tells the administrator what the command line did.
+	var page struct {
+		Items []auth.AuditEntry `json:"items"`
+	}
+	httpxtest.Into(t, admin.Do("GET", "/api/v1/admin/audit-log?action=command", nil).Expect(200).B().Data, &page)
+	if len(page.Items) != 1 || page.Items[0].Path != "folio reset-password alice" || page.Items[0].Via != "command" || page.Items[0].ResourceID == "" {
+		t.Errorf("audit log of commands: %+v", page.Items)
+	}
 }
 
 func TestResetPasswordOfTheAdministrator(t *testing.T) {

@@ -41,9 +41,9 @@ func (a *app) listAuditLog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := auth.AuditFilter{User: q.Get("user"), Method: q.Get("method"), Action: q.Get("action")}
 	switch f.Action {
-	case "", auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout:
+	case "", auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout, auth.AuditCommand:
 	default:
-		return httpx.BadRequest("invalid query parameter action: want write, login, login_failed or logout")
+		return httpx.BadRequest("invalid query parameter action: want write, login, login_failed, logout or command")
 	}
 	items, total, err := a.auth.ListAudit(r.Context(), f, p.Size, p.Offset())
 	if err != nil {
