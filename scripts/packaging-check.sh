@@ -2,8 +2,8 @@
 # Packaging checks: the systemd unit passes `systemd-analyze verify` with no
 # finding at all and scores well in `systemd-analyze security`, and the man
 # page is clean under `mandoc -Tlint`. Any output of verify or lint is a
-# failure: both may print a finding and still exit 0. Installs mandoc (the
-# Debian package) when it is missing.
+# failure: both may print a finding and still exit 0. Installs mandoc and
+# systemd (the Debian packages) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,13 +16,15 @@ threshold=20
 
 fail() { echo "packaging-check: FAIL: $*" >&2; exit 1; }
 
-if ! command -v mandoc >/dev/null 2>&1; then
-  echo "== installing mandoc"
+missing=()
+command -v mandoc >/dev/null 2>&1 || missing+=(mandoc)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq mandoc >/dev/null ||
-    fail "mandoc is missing and could not be installed"
+  apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    fail "${missing[*]} missing and could not be installed"
 fi
-command -v systemd-analyze >/dev/null 2>&1 || fail "systemd-analyze is missing (Debian package systemd)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
