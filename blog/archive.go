@@ -237,12 +237,7 @@ func (b *Blog) exportTerms(ctx context.Context, zw *archiveWriter, table termTab
 // postFile is a post's Markdown file: front matter, then the content.
 func postFile(p *Post) []byte {
 	fm := newFMWriter()
-	fm.str("title", p.Title)
-	fm.str("slug", p.Slug)
-	fm.str("status", p.Status)
-	fm.time("published_at", p.PublishedAt)
-	fm.time("created_at", &p.CreatedAt)
-	fm.time("updated_at", &p.UpdatedAt)
+	fm.head(p.Title, p.Slug, p.Status, p.PublishedAt, &p.CreatedAt, &p.UpdatedAt)
 	cat := ""
 	if p.Category != nil {
 		cat = p.Category.Slug
@@ -302,12 +297,7 @@ func (b *Blog) exportPosts(ctx context.Context, zw *archiveWriter, n *int) error
 // pageFile is a page's Markdown file.
 func pageFile(p *Page) []byte {
 	fm := newFMWriter()
-	fm.str("title", p.Title)
-	fm.str("slug", p.Slug)
-	fm.str("status", p.Status)
-	fm.time("published_at", p.PublishedAt)
-	fm.time("created_at", &p.CreatedAt)
-	fm.time("updated_at", &p.UpdatedAt)
+	fm.head(p.Title, p.Slug, p.Status, p.PublishedAt, &p.CreatedAt, &p.UpdatedAt)
 	fm.integer("sort_order", p.SortOrder)
 	fm.boolean("show_in_nav", p.ShowInNav)
 	fm.str("template", p.Template)

@@ -49,6 +49,16 @@ func (w *fmWriter) time(key string, t *time.Time) {
 	w.b.WriteString(key + ": " + t.UTC().Format(time.RFC3339Nano) + "\n")
 }
 
+// head writes the fields that posts and pages share, first in both files.
+func (w *fmWriter) head(title, slug, status string, published, created, updated *time.Time) {
+	w.str("title", title)
+	w.str("slug", slug)
+	w.str("status", status)
+	w.time("published_at", published)
+	w.time("created_at", created)
+	w.time("updated_at", updated)
+}
+
 func (w *fmWriter) list(key string, vs []string) {
 	parts := make([]string, len(vs))
 	for i, v := range vs {

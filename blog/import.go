@@ -281,16 +281,27 @@ type importPost struct {
 	Origin string
 }
 
+// slug is the slug an imported post or page gets: its own when usable,
+// else one made of its title; ok is false, with a warning, when neither
+// gives one.
+func (imp *importer) slug(slug, title, origin string) (string, bool) {
+	slug = strings.TrimSpace(slug)
+	if slug == "" || !validSlug(slug) {
+		slug = slugify(title)
+	}
+	if slug == "" {
+		imp.res.warn("%s skipped: it has neither a usable slug nor a title to make one of", origin)
+		return "", false
+	}
+	return slug, true
+}
+
 // post adds p unless a live post has its slug: the same title and content
 // make it the same post (skipped), anything else is a conflict (skipped,
 // with a warning, and the export's comments of it are left out).
 func (imp *importer) post(ctx context.Context, p importPost) error {
-	p.Slug = strings.TrimSpace(p.Slug)
-	if p.Slug == "" || !validSlug(p.Slug) {
-		p.Slug = slugify(p.Title)
-	}
-	if p.Slug == "" {
-		imp.res.warn("%s skipped: it has neither a usable slug nor a title to make one of", p.Origin)
+	var ok bool
+	if p.Slug, ok = imp.slug(p.Slug, p.Title, p.Origin); !ok {
 		return nil
 	}
 	if _, seen := imp.posts[p.Slug]; seen {
@@ -366,12 +377,8 @@ type importPage struct {
 
 // page adds p unless a live page has its slug (the rule of post).
 func (imp *importer) page(ctx context.Context, p importPage) error {
-	p.Slug = strings.TrimSpace(p.Slug)
-	if p.Slug == "" || !validSlug(p.Slug) {
-		p.Slug = slugify(p.Title)
-	}
-	if p.Slug == "" {
-		imp.res.warn("%s skipped: it has neither a usable slug nor a title to make one of", p.Origin)
+	var ok bool
+	if p.Slug, ok = imp.slug(p.Slug, p.Title, p.Origin); !ok {
 		return nil
 	}
 	var title, content string

@@ -26,6 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "browser-test: FAIL: $*" >&2; exit 1; }
+. scripts/lib.sh
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "== installing chromium"
@@ -42,14 +43,7 @@ fi
 command -v curl >/dev/null 2>&1 || fail "curl is required"
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node and npm are required"
 
-# The console test's packages, from the committed lock file; installed
-# again only when the lock file changed since the last install.
-if ! cmp -s scripts/browser/package-lock.json scripts/browser/node_modules/.folio-lock.json; then
-  echo "== npm ci (scripts/browser)"
-  npm ci --prefix scripts/browser --no-audit --no-fund --loglevel=error >/dev/null ||
-    fail "npm ci in scripts/browser failed"
-  cp scripts/browser/package-lock.json scripts/browser/node_modules/.folio-lock.json
-fi
+npm_install scripts/browser
 
 echo "== build"
 go build -buildvcs=false -o "$work/folio" ./cmd/folio
@@ -58,32 +52,12 @@ password="browser-test-password"
 hash=$(printf '%s\n' "$password" | "$work/folio" hash-password)
 
 echo "== start folio"
-# Folio refuses unknown FOLIO_* variables, so none from the caller's
-# environment (FOLIO_TEST_POSTGRES_DSN, say) may leak in.
-unset_folio=()
-for name in $(env | sed -n 's/^\(FOLIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset_folio+=(-u "$name"); done
-env "${unset_folio[@]}" \
-FOLIO_SERVER_ADDR=127.0.0.1:0 \
-FOLIO_DATABASE_DRIVER=sqlite \
-FOLIO_DATABASE_DSN="$work/folio.db" \
-FOLIO_STORAGE_DIR="$work/files" \
-FOLIO_ADMIN_USERNAME=admin \
-FOLIO_ADMIN_PASSWORD_HASH="$hash" \
-FOLIO_RENDER_RENDER_MODE=classic \
-FOLIO_SITE_SITE_NAME="Browser Test Blog" \
-FOLIO_SITE_DESCRIPTION="A blog seeded by the browser test" \
-  "$work/folio" serve >"$work/server.log" 2>&1 &
-server_pid=$!
-addr=""
-for _ in $(seq 1 100); do
-  addr=$(sed -n 's/.*msg=ready addr=\([^ ]*\).*/\1/p' "$work/server.log" | head -n1)
-  [ -n "$addr" ] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "folio exited during start-up"; }
-  sleep 0.1
-done
-[ -n "$addr" ] || { cat "$work/server.log" >&2; fail "folio did not report ready"; }
-base="http://$addr"
-echo "   listening on $base"
+start_folio "$work" \
+  FOLIO_ADMIN_USERNAME=admin \
+  FOLIO_ADMIN_PASSWORD_HASH="$hash" \
+  FOLIO_RENDER_RENDER_MODE=classic \
+  FOLIO_SITE_SITE_NAME="Browser Test Blog" \
+  FOLIO_SITE_DESCRIPTION="A blog seeded by the browser test"
 
 # api METHOD PATH [JSON]: prints the body, fails on a non-2xx status.
 api() {

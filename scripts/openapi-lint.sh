@@ -21,50 +21,26 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "openapi-lint: FAIL: $*" >&2; exit 1; }
+. scripts/lib.sh
 
 command -v curl >/dev/null 2>&1 || fail "curl is required"
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node and npm are required"
 
-# The validator, from the committed lock file; installed again only when
-# the lock file changed since the last install.
-if ! cmp -s scripts/openapi/package-lock.json scripts/openapi/node_modules/.folio-lock.json; then
-  echo "== npm ci (scripts/openapi)"
-  npm ci --prefix scripts/openapi --no-audit --no-fund --loglevel=error >/dev/null ||
-    fail "npm ci in scripts/openapi failed"
-  cp scripts/openapi/package-lock.json scripts/openapi/node_modules/.folio-lock.json
-fi
+npm_install scripts/openapi
 
 echo "== build"
 go build -buildvcs=false -o "$work/folio" ./cmd/folio
 
 echo "== start folio"
-# Folio refuses unknown FOLIO_* variables, so none from the caller's
-# environment may leak in. The console is on by default, so its pages are
-# in the document too.
-unset_folio=()
-for name in $(env | sed -n 's/^\(FOLIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset_folio+=(-u "$name"); done
-env "${unset_folio[@]}" \
-FOLIO_SERVER_ADDR=127.0.0.1:0 \
-FOLIO_DATABASE_DRIVER=sqlite \
-FOLIO_DATABASE_DSN="$work/folio.db" \
-FOLIO_STORAGE_DIR="$work/files" \
-FOLIO_ADMIN_PASSWORD_HASH='$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W' \
-  "$work/folio" serve >"$work/server.log" 2>&1 &
-server_pid=$!
-addr=""
-for _ in $(seq 1 100); do
-  addr=$(sed -n 's/.*msg=ready addr=\([^ ]*\).*/\1/p' "$work/server.log" | head -n1)
-  [ -n "$addr" ] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "folio exited during start-up"; }
-  sleep 0.1
-done
-[ -n "$addr" ] || { cat "$work/server.log" >&2; fail "folio did not report ready"; }
+# The console is on by default, so its pages are in the document too.
+start_folio "$work" \
+  FOLIO_ADMIN_PASSWORD_HASH='$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W'
 
-echo "== fetch http://$addr/api/v1/openapi.json"
+echo "== fetch $base/api/v1/openapi.json"
 # The linter reads its rules and ignore file from the folder of its
 # configuration, and the ignore file names the document relative to it.
 cp scripts/openapi/redocly.yaml scripts/openapi/.redocly.lint-ignore.yaml "$work/"
-status=$(curl -sS -o "$work/openapi.json" -w '%{http_code}' "http://$addr/api/v1/openapi.json") ||
+status=$(curl -sS -o "$work/openapi.json" -w '%{http_code}' "$base/api/v1/openapi.json") ||
   fail "curl failed"
 [ "$status" = 200 ] || fail "GET /api/v1/openapi.json: HTTP $status"
 

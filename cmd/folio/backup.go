@@ -32,9 +32,8 @@ func setupBackup(fs *flag.FlagSet) func(*invocation) int {
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	return func(inv *invocation) int {
 		file := inv.args[0]
-		cfg, err := loadConfig(inv.config, os.Environ())
-		if err != nil {
-			fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+		cfg, ok := inv.loadConfig()
+		if !ok {
 			return exitFail
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -66,9 +65,8 @@ func setupBackup(fs *flag.FlagSet) func(*invocation) int {
 // left behind), 2 usage.
 func runRestore(inv *invocation) int {
 	file := inv.args[0]
-	cfg, err := loadConfig(inv.config, os.Environ())
-	if err != nil {
-		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+	cfg, ok := inv.loadConfig()
+	if !ok {
 		return exitFail
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

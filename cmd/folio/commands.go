@@ -382,11 +382,21 @@ func wrap(text string, width int) string {
 	return b.String()
 }
 
+// loadConfig reads the command's configuration as serve does, saying on
+// its standard error what is wrong; ok is false then.
+func (inv *invocation) loadConfig() (cfg *Config, ok bool) {
+	cfg, err := loadConfig(inv.config, os.Environ())
+	if err != nil {
+		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+		return nil, false
+	}
+	return cfg, true
+}
+
 // runCheckConfig is folio check-config: it loads the configuration as
 // serve would and opens nothing else.
 func runCheckConfig(inv *invocation) int {
-	if _, err := loadConfig(inv.config, os.Environ()); err != nil {
-		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+	if _, ok := inv.loadConfig(); !ok {
 		return exitFail
 	}
 	path, _ := configPath(inv.config, os.Getenv)

@@ -24,9 +24,8 @@ import (
 // written, 1 failed, 2 usage error.
 func runExport(inv *invocation) int {
 	path := inv.args[0]
-	cfg, err := loadConfig(inv.config, os.Environ())
-	if err != nil {
-		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+	cfg, ok := inv.loadConfig()
+	if !ok {
 		return exitFail
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -100,10 +99,9 @@ func runImport(inv *invocation, format string) int {
 		fmt.Fprintf(stderr, "folio import: %s is not a regular file\n", path)
 		return 1
 	}
-	cfg, err := loadConfig(inv.config, os.Environ())
-	if err != nil {
-		fmt.Fprintf(stderr, "folio: configuration:\n%v\n", err)
-		return 1
+	cfg, ok := inv.loadConfig()
+	if !ok {
+		return exitFail
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

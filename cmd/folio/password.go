@@ -48,9 +48,8 @@ func runResetPassword(inv *invocation) int {
 		fmt.Fprintln(inv.stderr, "folio reset-password:", err)
 		return exitFail
 	}
-	cfg, err := loadConfig(inv.config, os.Environ())
-	if err != nil {
-		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
+	cfg, ok := inv.loadConfig()
+	if !ok {
 		return exitFail
 	}
 	ctx := context.Background()
