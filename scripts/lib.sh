@@ -42,3 +42,37 @@ start_folio() {
   base="http://$addr"
   echo "   listening on $base"
 }
+
+# start_s3 WORK: starts a real S3 server for the tests, versitygw with its
+# posix backend on WORK/s3, on a free loopback port, and waits until it
+# answers. It is run with `go run` at a pinned version so that it stays out
+# of Folio's go.mod (docs/testing.md#s3). Exports FOLIO_TEST_S3_ENDPOINT,
+# FOLIO_TEST_S3_ACCESS_KEY and FOLIO_TEST_S3_SECRET_KEY, which the test
+# helpers read, and sets s3_pid; the log is WORK/s3.log.
+start_s3() {
+  local work=$1 port
+  mkdir -p "$work/s3"
+  # Build first, so that the wait below times the server, not the compiler.
+  GOFLAGS= GOBIN="$work" go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 2>"$work/s3.log" ||
+    { cat "$work/s3.log" >&2; fail "versitygw could not be built"; }
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  export FOLIO_TEST_S3_ACCESS_KEY=folio-test FOLIO_TEST_S3_SECRET_KEY=folio-test-secret-key
+  ROOT_ACCESS_KEY=$FOLIO_TEST_S3_ACCESS_KEY ROOT_SECRET_KEY=$FOLIO_TEST_S3_SECRET_KEY \
+    "$work/versitygw" --port "127.0.0.1:$port" --quiet posix "$work/s3" >>"$work/s3.log" 2>&1 &
+  s3_pid=$!
+  export FOLIO_TEST_S3_ENDPOINT="http://127.0.0.1:$port"
+  for _ in $(seq 1 100); do
+    curl -s -o /dev/null "$FOLIO_TEST_S3_ENDPOINT/" && break
+    kill -0 "$s3_pid" 2>/dev/null || { cat "$work/s3.log" >&2; fail "versitygw exited during start-up"; }
+    sleep 0.1
+  done
+  curl -s -o /dev/null "$FOLIO_TEST_S3_ENDPOINT/" || { cat "$work/s3.log" >&2; fail "versitygw did not answer"; }
+  echo "   S3 (versitygw) on $FOLIO_TEST_S3_ENDPOINT"
+}
+
+# s3_bucket NAME: creates the bucket NAME on the server start_s3 started.
+s3_bucket() {
+  curl -sf -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+    --user "$FOLIO_TEST_S3_ACCESS_KEY:$FOLIO_TEST_S3_SECRET_KEY" \
+    "$FOLIO_TEST_S3_ENDPOINT/$1" >/dev/null || fail "could not create bucket $1"
+}
