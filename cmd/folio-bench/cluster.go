@@ -269,9 +269,9 @@ func (c *cluster) verifyUploads(rep *clusterReport) {
 			c.violate("verify", fmt.Sprintf("GET %s: 200 with MD5 %s", u.link, u.md5), describe(st, b, err))
 			continue
 		}
-		n, err := cl.filesNamed(u.name)
-		if err != nil || n != 1 {
-			c.violate("verify", fmt.Sprintf("one file named %s", u.name), fmt.Sprintf("%d (%v)", n, err))
+		named, err := cl.filesNamed(u.name)
+		if err != nil || len(named) != 1 {
+			c.violate("verify", fmt.Sprintf("one file named %s", u.name), fmt.Sprintf("%d (%v)", len(named), err))
 			continue
 		}
 		rep.Verified++
@@ -416,9 +416,10 @@ func (c *clusterClient) upload(op string) (id string, u ackedUpload, err error) 
 		if attempt > 0 {
 			c.report.retries.Add(1)
 			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
-			if f, found, err := c.fileNamed(u.name); err != nil {
+			if named, err := c.filesNamed(u.name); err != nil {
 				continue
-			} else if found {
+			} else if len(named) > 0 {
+				f := named[0]
 				if f.MD5 != u.md5 {
 					c.violate(op, "a retried upload's first attempt to hold its bytes, MD5 "+u.md5, "MD5 "+f.MD5)
 					return "", u, errViolated
@@ -447,8 +448,8 @@ func (c *clusterClient) upload(op string) (id string, u ackedUpload, err error) 
 	return "", u, errors.New("upload: no process answered")
 }
 
-// fileNamed looks the upload token's owner's files up by name.
-func (c *clusterClient) fileNamed(name string) (uploadFile, bool, error) {
+// filesNamed lists the upload token's owner's files of this name.
+func (c *clusterClient) filesNamed(name string) ([]uploadFile, error) {
 	var page struct {
 		Data struct {
 			Items []uploadFile `json:"items"`
@@ -456,33 +457,15 @@ func (c *clusterClient) fileNamed(name string) (uploadFile, bool, error) {
 	}
 	st, b, err := c.send("GET", "/api/v1/files?keyword="+url.QueryEscape(name), c.uploadToken, nil, nil)
 	if err != nil || st != 200 || json.Unmarshal(b, &page) != nil {
-		return uploadFile{}, false, fmt.Errorf("list files: %s", describe(st, b, err))
+		return nil, fmt.Errorf("list files: %s", describe(st, b, err))
 	}
+	var named []uploadFile
 	for _, f := range page.Data.Items {
 		if f.OriginName == name {
-			return f, true, nil
+			named = append(named, f)
 		}
 	}
-	return uploadFile{}, false, nil
-}
-
-func (c *clusterClient) filesNamed(name string) (int, error) {
-	var page struct {
-		Data struct {
-			Items []uploadFile `json:"items"`
-		} `json:"data"`
-	}
-	st, b, err := c.send("GET", "/api/v1/files?keyword="+url.QueryEscape(name), c.uploadToken, nil, nil)
-	if err != nil || st != 200 || json.Unmarshal(b, &page) != nil {
-		return 0, fmt.Errorf("list files: %s", describe(st, b, err))
-	}
-	n := 0
-	for _, f := range page.Data.Items {
-		if f.OriginName == name {
-			n++
-		}
-	}
-	return n, nil
+	return named, nil
 }
 
 type uploadFile struct {
