@@ -13,32 +13,43 @@ npm_install() {
   fi
 }
 
+# folio_unset: sets unset_folio to env's -u options for every FOLIO_*
+# variable of the environment. Folio refuses unknown FOLIO_* variables, so
+# none from the caller's (FOLIO_TEST_POSTGRES_DSN, FOLIO_TEST_S3_ENDPOINT,
+# say) may leak into a folio command: run it as
+# env "${unset_folio[@]}" FOLIO_...=... folio ...
+folio_unset() {
+  local name
+  unset_folio=()
+  for name in $(env | sed -n 's/^\(FOLIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset_folio+=(-u "$name"); done
+}
+
 # start_folio WORK [NAME=VALUE...]: starts WORK/folio serve on a free
 # loopback port, with a throwaway SQLite database and storage folder in
-# WORK and the given FOLIO_* settings, and waits until it is ready. Sets
-# server_pid and base (http://127.0.0.1:PORT); the log is WORK/server.log.
+# WORK and the given FOLIO_* settings (which win over those defaults:
+# FOLIO_DATABASE_DRIVER=postgres FOLIO_DATABASE_DSN=... for PostgreSQL,
+# FOLIO_SERVER_ADDR to keep a port), and waits until it is ready. Sets
+# server_pid and base (http://127.0.0.1:PORT); the log is
+# $folio_log, WORK/server.log unless set.
 start_folio() {
-  local work=$1 name addr=""
+  local work=$1 addr="" log=${folio_log:-$1/server.log}
   shift
-  # Folio refuses unknown FOLIO_* variables, so none from the caller's
-  # environment (FOLIO_TEST_POSTGRES_DSN, say) may leak in.
-  local unset_folio=()
-  for name in $(env | sed -n 's/^\(FOLIO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset_folio+=(-u "$name"); done
+  folio_unset
   env "${unset_folio[@]}" \
     FOLIO_SERVER_ADDR=127.0.0.1:0 \
     FOLIO_DATABASE_DRIVER=sqlite \
     FOLIO_DATABASE_DSN="$work/folio.db" \
     FOLIO_STORAGE_DIR="$work/files" \
     "$@" \
-    "$work/folio" serve >"$work/server.log" 2>&1 &
+    "$work/folio" serve >"$log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do
-    addr=$(sed -n 's/.*msg=ready addr=\([^ ]*\).*/\1/p' "$work/server.log" | head -n1)
+    addr=$(sed -n 's/.*msg=ready addr=\([^ ]*\).*/\1/p' "$log" | head -n1)
     [ -n "$addr" ] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "folio exited during start-up"; }
+    kill -0 "$server_pid" 2>/dev/null || { cat "$log" >&2; fail "folio exited during start-up"; }
     sleep 0.1
   done
-  [ -n "$addr" ] || { cat "$work/server.log" >&2; fail "folio did not report ready"; }
+  [ -n "$addr" ] || { cat "$log" >&2; fail "folio did not report ready"; }
   base="http://$addr"
   echo "   listening on $base"
 }

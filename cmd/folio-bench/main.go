@@ -55,7 +55,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)

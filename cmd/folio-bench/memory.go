@@ -317,10 +317,14 @@ func pngOf(seed, w, h int) []byte {
 }
 
 func uploadBody(file []byte, permission string) (string, io.Reader) {
+	return uploadForm(file, "image.png", permission)
+}
+
+func uploadForm(file []byte, name, permission string) (string, io.Reader) {
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
 	mw.WriteField("permission", permission)
-	fw, _ := mw.CreateFormFile("file", "image.png")
+	fw, _ := mw.CreateFormFile("file", name)
 	fw.Write(file)
 	mw.Close()
 	return mw.FormDataContentType(), &b
