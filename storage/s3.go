@@ -164,6 +164,9 @@ func (s *S3) do(ctx context.Context, method, key string, q url.Values, hdr http.
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		req.ContentLength = int64(len(body))
+		if len(body) == 0 {
+			req.Body, req.GetBody = http.NoBody, nil // else Go sends no Content-Length
+		}
 	}
 	req.Header.Set("X-Amz-Content-Sha256", payload)
 	s.sig.sign(req, payload, s.now())
