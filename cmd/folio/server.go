@@ -16,7 +16,6 @@ import (
 	"folio/filehost"
 	"folio/httpx"
 	"folio/sqlstore"
-	"folio/storage"
 	"folio/templates"
 )
 
@@ -97,12 +96,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	a.auth = authSvc
 	a.background(ctx, func(ctx context.Context) { pruneAuditLog(ctx, authSvc, logger) })
-	local, err := storage.NewLocal(cfg.StorageDir)
+	store, err := openStore(cfg, inst.ID)
 	if err != nil {
 		return fail(err)
 	}
-	store, err := local.WithInstance(inst.ID)
-	if err != nil {
+	if err := checkBucket(ctx, store); err != nil {
 		return fail(err)
 	}
 	site := a.settings.Site
