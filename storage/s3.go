@@ -262,13 +262,27 @@ func (s *S3) DeleteBucket(ctx context.Context) error {
 // PresignGet returns a URL anyone may GET the content under key with until
 // ttl has passed.
 func (s *S3) PresignGet(key string, ttl time.Duration) (string, error) {
+	return s.PresignGetAs(key, ttl, "", "")
+}
+
+// PresignGetAs is PresignGet with the Content-Type and Content-Disposition
+// the server is to answer with (when not empty): the bucket does not know
+// the type Folio detected.
+func (s *S3) PresignGetAs(key string, ttl time.Duration, contentType, disposition string) (string, error) {
 	if err := checkPlace(key); err != nil {
 		return "", err
 	}
 	if ttl < time.Second || ttl > 7*24*time.Hour {
 		return "", fmt.Errorf("storage: s3: presigned URLs live from one second to seven days, not %s", ttl)
 	}
-	u := s.objectURL(s.cfg.Prefix+key, nil)
+	q := url.Values{}
+	if contentType != "" {
+		q.Set("response-content-type", contentType)
+	}
+	if disposition != "" {
+		q.Set("response-content-disposition", disposition)
+	}
+	u := s.objectURL(s.cfg.Prefix+key, q)
 	req := &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{}}
 	return s.sig.presign(req, ttl, s.now()), nil
 }

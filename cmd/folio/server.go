@@ -118,7 +118,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
-		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files})
+		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files,
+		Redirect: cfg.StorageDriver == "s3" && cfg.S3.Redirect})
 	if err != nil {
 		return fail(err)
 	}
