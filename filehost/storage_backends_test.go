@@ -56,3 +56,39 @@ func TestRedirectModeSendsAPresignedURL(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkShortLinkGet fetches a short link through the real HTTP handler
+// on each backend: a 100 KiB file (its bytes kept in memory after the
+// first GET, as on a live site) and a 2 MiB one (read from the store on
+// every GET):
+//
+//	go test -run '^$' -bench ShortLinkGet ./filehost/
+func BenchmarkShortLinkGet(b *testing.B) {
+	for _, be := range storagetest.Backends() {
+		for _, size := range []struct {
+			name string
+			n    int
+		}{{"100KiB", 100 << 10}, {"2MiB", 2 << 20}} {
+			b.Run(be.Name+"/"+size.name, func(b *testing.B) {
+				e := newTestEnvStore(b, sqlstoretest.Open(b), be.New(b), nil)
+				_, c := e.newUser("alice", 0)
+				content := bytes.Repeat([]byte("0123456789abcdef"), size.n/16)
+				u := mustUpload(b, c, "a.bin", content)
+				url := e.c.Base + "/f/" + u.hash()
+				b.SetBytes(int64(len(content)))
+				b.ResetTimer()
+				for range b.N {
+					resp, err := http.Get(url)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 || n != int64(len(content)) {
+						b.Fatalf("GET: %d, %d bytes", resp.StatusCode, n)
+					}
+				}
+			})
+		}
+	}
+}
