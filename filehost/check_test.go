@@ -138,7 +138,7 @@ func TestCheckRefusesToDropMostObjectsWithoutForce(t *testing.T) {
 			}
 			for _, id := range ids[:tt.lose] {
 				_, key := e.objectOf(id)
-				if err := os.Remove(filepath.Join(e.store.Root(), filepath.FromSlash(key))); err != nil {
+				if err := os.Remove(filepath.Join(e.localRoot(), filepath.FromSlash(key))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -171,7 +171,7 @@ func TestCheckCopesWithFilesNoKeyCouldName(t *testing.T) {
 	// so the store can neither open nor delete it, and one that is not
 	// UTF-8, which PostgreSQL cannot even compare with its rows.
 	for _, name := range []string{"bad\\name", "bad\xffname"} {
-		if err := os.WriteFile(filepath.Join(e.store.Root(), name), []byte("x"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(e.localRoot(), name), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -43,6 +43,10 @@ type Deps struct {
 	Instances *sqlstore.Instances
 	// Metrics, when its counters are set, counts uploads and served bytes.
 	Metrics Metrics
+	// Redirect answers short-link and share downloads with a 302 to a
+	// presigned URL of the bytes when the store can make one
+	// (storage.s3.redirect, docs/filehost.md#s3).
+	Redirect bool
 }
 
 // Service serves the file-hosting routes.
@@ -51,10 +55,13 @@ type Service struct {
 	auth     *auth.Service
 	settings settings
 	store    storage.Store
-	log      *slog.Logger
-	now      func() time.Time
-	links    *linkCache // short-link targets and small files' bytes
-	changes  *sqlstore.Changes
+	// presign is the store's presigned URLs when downloads redirect to
+	// them; nil serves the bytes.
+	presign presigner
+	log     *slog.Logger
+	now     func() time.Time
+	links   *linkCache // short-link targets and small files' bytes
+	changes *sqlstore.Changes
 	// filesChanged is bumped after every commit that deletes or renames
 	// file records (docs/design.md#caches-across-processes).
 	filesChanged sqlstore.Counter
@@ -110,8 +117,13 @@ func newService(d Deps) *Service {
 	if d.Instances == nil {
 		d.Instances = sqlstore.NewInstances(d.DB)
 	}
+	var presign presigner
+	if p, ok := d.Store.(presigner); ok && d.Redirect {
+		presign = p
+	}
 	return &Service{
-		db: d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
+		presign: presign,
+		db:      d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
 		changes:       d.DB.Changes(),
 		filesChanged:  d.DB.Changes().Counter(filesCounter),

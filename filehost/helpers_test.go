@@ -20,6 +20,7 @@ import (
 	"folio/sqlstore"
 	"folio/sqlstore/sqlstoretest"
 	"folio/storage"
+	"folio/storage/storagetest"
 	"folio/templates"
 )
 
@@ -33,7 +34,7 @@ type testEnv struct {
 	db       *sqlstore.DB
 	auth     *auth.Service
 	settings *sqlstore.Group[UploadSettings]
-	store    *storage.Local
+	store    storage.Store
 	svc      *Service
 	handler  http.Handler // the routes behind the trusted-loopback proxy middleware
 	c        *httpxtest.Client
@@ -58,6 +59,44 @@ func newTestEnv(t testing.TB) *testEnv {
 // one database and folder are two processes of one site.
 func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	t.Helper()
+	local, err := storage.NewLocal(dir)
+	if err != nil {
+		t.Fatalf("storage: %v", err)
+	}
+	return newTestEnvStore(t, db, local, nil)
+}
+
+// eachBackend runs test once per storage backend (storagetest.Backends),
+// each time on a fresh site.
+func eachBackend(t *testing.T, test func(t *testing.T, e *testEnv)) {
+	for _, b := range storagetest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			test(t, newTestEnvStore(t, sqlstoretest.Open(t), b.New(t), nil))
+		})
+	}
+}
+
+// tagStore is store with its temporary uploads tagged by instance.
+func tagStore(t testing.TB, store storage.Store, instance string) storage.Store {
+	t.Helper()
+	switch s := store.(type) {
+	case *storage.S3:
+		return s.WithInstance(instance)
+	case *storage.Local:
+		l, err := s.WithInstance(instance)
+		if err != nil {
+			t.Fatalf("storage: %v", err)
+		}
+		return l
+	}
+	t.Fatalf("storage: no instance tags on %T", store)
+	return nil
+}
+
+// newTestEnvStore builds a file host on db and store; edit, when not nil,
+// changes its Deps first.
+func newTestEnvStore(t testing.TB, db *sqlstore.DB, untagged storage.Store, edit func(d *Deps)) *testEnv {
+	t.Helper()
 	ctx := context.Background()
 	authSvc := authtest.New(t, db)
 	reg := sqlstore.NewRegistry()
@@ -70,14 +109,7 @@ func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	if err != nil {
 		t.Fatalf("register instance: %v", err)
 	}
-	local, err := storage.NewLocal(dir)
-	if err != nil {
-		t.Fatalf("storage: %v", err)
-	}
-	store, err := local.WithInstance(inst.ID)
-	if err != nil {
-		t.Fatalf("storage: %v", err)
-	}
+	store := tagStore(t, untagged, inst.ID)
 	tmpl, err := templates.NewConsole()
 	if err != nil {
 		t.Fatalf("console templates: %v", err)
@@ -86,10 +118,14 @@ func newTestEnvOn(t testing.TB, db *sqlstore.DB, dir string) *testEnv {
 	if err != nil {
 		t.Fatalf("public templates: %v", err)
 	}
-	svc, err := New(ctx, Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
+	deps := Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Console: auth.NewConsole(authSvc, tmpl, nil), Public: public,
-		Instance: inst.ID, Instances: instances})
+		Instance: inst.ID, Instances: instances}
+	if edit != nil {
+		edit(&deps)
+	}
+	svc, err := New(ctx, deps)
 	if err != nil {
 		t.Fatalf("filehost.New: %v", err)
 	}
@@ -261,7 +297,7 @@ func (e *testEnv) tempFile(instance string, age time.Duration) string {
 	if instance != "" {
 		name = instance + "-" + name
 	}
-	p := filepath.Join(e.store.Root(), ".tmp", name)
+	p := filepath.Join(e.localRoot(), ".tmp", name)
 	if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
@@ -270,6 +306,15 @@ func (e *testEnv) tempFile(instance string, age time.Duration) string {
 		e.t.Fatal(err)
 	}
 	return name
+}
+
+// localRoot is the folder of a test on the local store only.
+func (e *testEnv) localRoot() string {
+	l, ok := e.store.(*storage.Local)
+	if !ok {
+		e.t.Fatalf("this test needs the local store, not %T", e.store)
+	}
+	return l.Root()
 }
 
 // temps lists the names of the temporary uploads left.

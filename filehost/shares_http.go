@@ -180,16 +180,20 @@ func (s *Service) handleShareRaw(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
+	disposition := "inline"
+	if r.URL.Query().Get("download") == "1" {
+		disposition = "attachment"
+		if s.presign != nil {
+			s.redirectToBytes(w, r, f.Key, f.Mimetype, contentDisposition(disposition, f.OriginName))
+			return
+		}
+	}
 	obj, err := s.store.Open(r.Context(), f.Key)
 	if err != nil {
 		s.notFound(w, r)
 		return
 	}
 	defer obj.Close()
-	disposition := "inline"
-	if r.URL.Query().Get("download") == "1" {
-		disposition = "attachment"
-	}
 	h := w.Header()
 	h.Set("Content-Disposition", contentDisposition(disposition, f.OriginName))
 	h.Set("Cache-Control", "private, max-age=900")

@@ -36,6 +36,14 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			if !ok || (prefix != "f" && linkPrefix(t.fileType) != prefix) {
 				break
 			}
+			sv := t.sent.inline
+			if prefix == "f" {
+				sv = t.sent.attachment
+			}
+			if s.presign != nil {
+				s.redirectToBytes(w, r, t.key, sv.mimetype, strings.Join(sv.hdr.disposition, ""))
+				return
+			}
 			body, f, err := s.openContent(r.Context(), t.key, v, local)
 			if errors.Is(err, fs.ErrNotExist) && t.cached {
 				continue
@@ -46,10 +54,6 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			if err != nil {
 				s.serverError(w, r, err)
 				return
-			}
-			sv := t.sent.inline
-			if prefix == "f" {
-				sv = t.sent.attachment
 			}
 			if f == nil {
 				s.serveBytes(w, r, body, sv)

@@ -46,50 +46,52 @@ func TestShortLinkPrefixMustFitTheType(t *testing.T) {
 }
 
 func TestShortLinkValidatorsRangesAndHead(t *testing.T) {
-	e := newTestEnv(t)
-	_, c := e.newUser("alice", 0)
-	content := pngBytes(t, 40, 40)
-	u := mustUpload(t, c, "a.png", content)
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		_, c := e.newUser("alice", 0)
+		content := pngBytes(t, 40, 40)
+		u := mustUpload(t, c, "a.png", content)
 
-	r := e.c.Do("GET", u.path(), nil).Expect(200)
-	if !bytes.Equal(r.Body, content) || r.Header.Get("Content-Type") != "image/png" {
-		t.Fatalf("body or type wrong: %s", r.Header.Get("Content-Type"))
-	}
-	etag := r.Header.Get("ETag")
-	if etag != `"`+u.MD5+`"` || r.Header.Get("Last-Modified") == "" {
-		t.Fatalf("ETag %q Last-Modified %q", etag, r.Header.Get("Last-Modified"))
-	}
-	if r.Header.Get("Content-Security-Policy") != "" {
-		t.Fatal("a PNG should not be sandboxed")
-	}
-	e.c.Do("GET", u.path(), nil, "If-None-Match", etag).Expect(http.StatusNotModified)
-	e.c.Do("GET", u.path(), nil, "If-Modified-Since", r.Header.Get("Last-Modified")).Expect(http.StatusNotModified)
+		r := e.c.Do("GET", u.path(), nil).Expect(200)
+		if !bytes.Equal(r.Body, content) || r.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("body or type wrong: %s", r.Header.Get("Content-Type"))
+		}
+		etag := r.Header.Get("ETag")
+		if etag != `"`+u.MD5+`"` || r.Header.Get("Last-Modified") == "" {
+			t.Fatalf("ETag %q Last-Modified %q", etag, r.Header.Get("Last-Modified"))
+		}
+		if r.Header.Get("Content-Security-Policy") != "" {
+			t.Fatal("a PNG should not be sandboxed")
+		}
+		e.c.Do("GET", u.path(), nil, "If-None-Match", etag).Expect(http.StatusNotModified)
+		e.c.Do("GET", u.path(), nil, "If-Modified-Since", r.Header.Get("Last-Modified")).Expect(http.StatusNotModified)
 
-	r = e.c.Do("GET", u.path(), nil, "Range", "bytes=10-19").Expect(http.StatusPartialContent)
-	if !bytes.Equal(r.Body, content[10:20]) || r.Header.Get("Content-Range") == "" {
-		t.Fatalf("range body %q, Content-Range %q", r.Body, r.Header.Get("Content-Range"))
-	}
-	r = e.c.Do("HEAD", u.path(), nil).Expect(200)
-	if len(r.Body) != 0 || r.Header.Get("Content-Length") != itoa(len(content)) {
-		t.Fatalf("HEAD: body %d bytes, Content-Length %q", len(r.Body), r.Header.Get("Content-Length"))
-	}
+		r = e.c.Do("GET", u.path(), nil, "Range", "bytes=10-19").Expect(http.StatusPartialContent)
+		if !bytes.Equal(r.Body, content[10:20]) || r.Header.Get("Content-Range") == "" {
+			t.Fatalf("range body %q, Content-Range %q", r.Body, r.Header.Get("Content-Range"))
+		}
+		r = e.c.Do("HEAD", u.path(), nil).Expect(200)
+		if len(r.Body) != 0 || r.Header.Get("Content-Length") != itoa(len(content)) {
+			t.Fatalf("HEAD: body %d bytes, Content-Length %q", len(r.Body), r.Header.Get("Content-Length"))
+		}
+	})
 }
 
 func TestScriptableContentIsSandboxed(t *testing.T) {
-	e := newTestEnv(t)
-	_, c := e.newUser("alice", 0)
-	svg := mustUpload(t, c, "evil.svg", svgBytes)
-	html := mustUpload(t, c, "evil.txt", []byte("<!DOCTYPE html><script>alert(1)</script>"))
-	for _, path := range []string{svg.path(), "/f/" + svg.hash(), "/f/" + html.hash()} {
-		r := e.c.Do("GET", path, nil).Expect(200)
-		if r.Header.Get("Content-Security-Policy") != "sandbox" || r.Header.Get("X-Content-Type-Options") != "nosniff" {
-			t.Fatalf("%s: CSP %q nosniff %q", path, r.Header.Get("Content-Security-Policy"), r.Header.Get("X-Content-Type-Options"))
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		_, c := e.newUser("alice", 0)
+		svg := mustUpload(t, c, "evil.svg", svgBytes)
+		html := mustUpload(t, c, "evil.txt", []byte("<!DOCTYPE html><script>alert(1)</script>"))
+		for _, path := range []string{svg.path(), "/f/" + svg.hash(), "/f/" + html.hash()} {
+			r := e.c.Do("GET", path, nil).Expect(200)
+			if r.Header.Get("Content-Security-Policy") != "sandbox" || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("%s: CSP %q nosniff %q", path, r.Header.Get("Content-Security-Policy"), r.Header.Get("X-Content-Type-Options"))
+			}
 		}
-	}
-	if r := e.c.Do("GET", svg.path(), nil); r.Header.Get("Content-Type") != "image/svg+xml" {
-		t.Fatalf("svg served as %q", r.Header.Get("Content-Type"))
-	}
-	e.c.Do("GET", "/i/"+html.hash(), nil).Expect(404)
+		if r := e.c.Do("GET", svg.path(), nil); r.Header.Get("Content-Type") != "image/svg+xml" {
+			t.Fatalf("svg served as %q", r.Header.Get("Content-Type"))
+		}
+		e.c.Do("GET", "/i/"+html.hash(), nil).Expect(404)
+	})
 }
 
 func TestLinkHashAcceptsHexWithAnOptionalExtension(t *testing.T) {

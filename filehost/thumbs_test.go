@@ -16,47 +16,48 @@ import (
 )
 
 func TestThumbnailsFitIn400KeepingAspect(t *testing.T) {
-	e := newTestEnv(t)
-	_, c := e.newUser("alice", 0)
-	tests := []struct {
-		name     string
-		file     string
-		content  []byte
-		wantType string
-		w, h     int
-	}{
-		{"wide png", "a.png", pngBytes(t, 1000, 500), "image/png", 400, 200},
-		{"tall jpeg", "b.jpg", jpegBytes(t, 300, 600), "image/jpeg", 200, 400},
-		{"small gif is not enlarged", "c.gif", gifBytes(t, 50, 40), "image/png", 50, 40},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			u := mustUpload(t, c, tc.file, tc.content)
-			if !strings.HasSuffix(u.Links.ThumbnailURL, "/t/"+u.hash()) {
-				t.Fatalf("thumbnail_url %q", u.Links.ThumbnailURL)
-			}
-			for i := 0; i < 2; i++ { // made once, then served from the cache
-				r := e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
-				if r.Header.Get("Content-Type") != tc.wantType {
-					t.Fatalf("type %q", r.Header.Get("Content-Type"))
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		_, c := e.newUser("alice", 0)
+		tests := []struct {
+			name     string
+			file     string
+			content  []byte
+			wantType string
+			w, h     int
+		}{
+			{"wide png", "a.png", pngBytes(t, 1000, 500), "image/png", 400, 200},
+			{"tall jpeg", "b.jpg", jpegBytes(t, 300, 600), "image/jpeg", 200, 400},
+			{"small gif is not enlarged", "c.gif", gifBytes(t, 50, 40), "image/png", 50, 40},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				u := mustUpload(t, c, tc.file, tc.content)
+				if !strings.HasSuffix(u.Links.ThumbnailURL, "/t/"+u.hash()) {
+					t.Fatalf("thumbnail_url %q", u.Links.ThumbnailURL)
 				}
-				var cfg image.Config
-				var err error
-				if tc.wantType == "image/png" {
-					cfg, err = png.DecodeConfig(bytes.NewReader(r.Body))
-				} else {
-					cfg, err = jpeg.DecodeConfig(bytes.NewReader(r.Body))
+				for i := 0; i < 2; i++ { // made once, then served from the cache
+					r := e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
+					if r.Header.Get("Content-Type") != tc.wantType {
+						t.Fatalf("type %q", r.Header.Get("Content-Type"))
+					}
+					var cfg image.Config
+					var err error
+					if tc.wantType == "image/png" {
+						cfg, err = png.DecodeConfig(bytes.NewReader(r.Body))
+					} else {
+						cfg, err = jpeg.DecodeConfig(bytes.NewReader(r.Body))
+					}
+					if err != nil || cfg.Width != tc.w || cfg.Height != tc.h {
+						t.Fatalf("thumbnail %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, tc.w, tc.h)
+					}
 				}
-				if err != nil || cfg.Width != tc.w || cfg.Height != tc.h {
-					t.Fatalf("thumbnail %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, tc.w, tc.h)
-				}
-			}
-		})
-	}
-	thumbs := e.storedThumbs()
-	if thumbs != 3 {
-		t.Fatalf("%d cached thumbnails, want 3", thumbs)
-	}
+			})
+		}
+		thumbs := e.storedThumbs()
+		if thumbs != 3 {
+			t.Fatalf("%d cached thumbnails, want 3", thumbs)
+		}
+	})
 }
 
 func TestNoThumbnailForOtherTypes(t *testing.T) {
@@ -200,34 +201,35 @@ func TestThumbnailKeyFollowsTheObjectAndFormat(t *testing.T) {
 }
 
 func TestConcurrentFirstRequestsForAThumbnailAllGetIt(t *testing.T) {
-	e := newTestEnv(t)
-	_, c := e.newUser("alice", 0)
-	u := mustUpload(t, c, "big.png", pngBytes(t, 1600, 1200))
-	const requests = 16
-	answers := make([]*httpxtest.Response, requests)
-	done := make(chan int)
-	for i := range requests {
-		go func() {
-			answers[i] = e.c.Do("GET", "/t/"+u.hash(), nil)
-			done <- i
-		}()
-	}
-	for range requests {
-		<-done
-	}
-	bodies := make([][]byte, requests)
-	for i, a := range answers {
-		bodies[i] = a.Expect(200).Body
-	}
-	for i, b := range bodies {
-		if !bytes.Equal(b, bodies[0]) || len(b) == 0 {
-			t.Fatalf("request %d got %d bytes, request 0 %d: one thumbnail, the same for all", i, len(b), len(bodies[0]))
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		_, c := e.newUser("alice", 0)
+		u := mustUpload(t, c, "big.png", pngBytes(t, 1600, 1200))
+		const requests = 16
+		answers := make([]*httpxtest.Response, requests)
+		done := make(chan int)
+		for i := range requests {
+			go func() {
+				answers[i] = e.c.Do("GET", "/t/"+u.hash(), nil)
+				done <- i
+			}()
 		}
-	}
-	thumbs := e.storedThumbs()
-	if thumbs != 1 {
-		t.Fatalf("%d thumbnails stored, want 1", thumbs)
-	}
+		for range requests {
+			<-done
+		}
+		bodies := make([][]byte, requests)
+		for i, a := range answers {
+			bodies[i] = a.Expect(200).Body
+		}
+		for i, b := range bodies {
+			if !bytes.Equal(b, bodies[0]) || len(b) == 0 {
+				t.Fatalf("request %d got %d bytes, request 0 %d: one thumbnail, the same for all", i, len(b), len(bodies[0]))
+			}
+		}
+		thumbs := e.storedThumbs()
+		if thumbs != 1 {
+			t.Fatalf("%d thumbnails stored, want 1", thumbs)
+		}
+	})
 }
 
 // storedThumbs counts the thumbnails in the store.

@@ -190,7 +190,7 @@ type uploadSnapshot struct {
 
 func snapshotUploads(t *testing.T, e *testEnv) uploadSnapshot {
 	s := uploadSnapshot{files: map[string]bool{}, temps: map[string]bool{}}
-	root := e.store.Root()
+	root := e.localRoot()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -157,38 +157,20 @@ func (e *testEnv) createAlbum(userID, name string) string {
 	return id
 }
 
-// storedFiles lists every regular file under the storage root except
-// the temp folder, relative to it.
+// storedFiles lists every key in the store, sorted.
 func (e *testEnv) storedFiles() []string {
 	e.t.Helper()
-	var out []string
-	root := e.store.Root()
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".tmp" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(root, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	out := e.storedKeys()
 	sort.Strings(out)
 	return out
 }
 
+// tempFiles lists the names of the temporary uploads in the store.
 func (e *testEnv) tempFiles() []string {
 	e.t.Helper()
-	ents, err := os.ReadDir(filepath.Join(e.store.Root(), ".tmp"))
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	var out []string
-	for _, d := range ents {
-		out = append(out, d.Name())
+	for name := range e.temps() {
+		out = append(out, name)
 	}
 	return out
 }
@@ -196,62 +178,63 @@ func (e *testEnv) tempFiles() []string {
 // Tests -----------------------------------------------------------------
 
 func TestUploadAnswersTheInterfaceShape(t *testing.T) {
-	e := newTestEnv(t)
-	uid, c := e.newUser("alice", 0)
-	content := pngBytes(t, 20, 10)
-	r := c.Upload("/api/v1/upload", "file", "Holiday Photo.PNG", content).Expect(http.StatusOK)
-	env := r.U()
-	var keys map[string]json.RawMessage
-	httpxtest.Into(t, env.Data, &keys)
-	for _, k := range []string{"id", "key", "name", "origin_name", "size", "mimetype", "extension", "md5", "links"} {
-		if _, ok := keys[k]; !ok {
-			t.Errorf("data lacks %q: %s", k, env.Data)
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		uid, c := e.newUser("alice", 0)
+		content := pngBytes(t, 20, 10)
+		r := c.Upload("/api/v1/upload", "file", "Holiday Photo.PNG", content).Expect(http.StatusOK)
+		env := r.U()
+		var keys map[string]json.RawMessage
+		httpxtest.Into(t, env.Data, &keys)
+		for _, k := range []string{"id", "key", "name", "origin_name", "size", "mimetype", "extension", "md5", "links"} {
+			if _, ok := keys[k]; !ok {
+				t.Errorf("data lacks %q: %s", k, env.Data)
+			}
 		}
-	}
-	var u uploaded
-	httpxtest.Into(t, env.Data, &u)
-	base := e.c.Base
-	md5 := fmt.Sprintf("%x", md5sum(content))
-	if u.MD5 != md5 || u.Size != int64(len(content)) || u.Mimetype != "image/png" || u.Extension != "png" || u.OriginName != "Holiday Photo.PNG" {
-		t.Fatalf("fields: %+v", u)
-	}
-	if !regexp.MustCompile(`^\d{4}/\d{2}/` + md5[:8] + `/[0-9a-f-]{36}\.png$`).MatchString(u.Key) {
-		t.Fatalf("key %q does not follow the default pattern", u.Key)
-	}
-	if u.Name != u.Key[strings.LastIndexByte(u.Key, '/')+1:] {
-		t.Fatalf("name %q is not the key's base name", u.Name)
-	}
-	url := base + "/i/" + md5[:8]
-	want := map[string]string{
-		"url":           url,
-		"thumbnail_url": base + "/t/" + md5[:8],
-		"markdown":      "![" + u.OriginName + "](" + url + ")",
-		"html":          `<img src="` + url + `" alt="` + u.OriginName + `" />`,
-		"bbcode":        "[img]" + url + "[/img]",
-		"delete_url":    base + "/api/v1/files/" + u.ID,
-	}
-	got := map[string]string{"url": u.Links.URL, "thumbnail_url": u.Links.ThumbnailURL, "markdown": u.Links.Markdown,
-		"html": u.Links.HTML, "bbcode": u.Links.BBCode, "delete_url": u.Links.DeleteURL}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("links.%s = %q, want %q", k, got[k], v)
+		var u uploaded
+		httpxtest.Into(t, env.Data, &u)
+		base := e.c.Base
+		md5 := fmt.Sprintf("%x", md5sum(content))
+		if u.MD5 != md5 || u.Size != int64(len(content)) || u.Mimetype != "image/png" || u.Extension != "png" || u.OriginName != "Holiday Photo.PNG" {
+			t.Fatalf("fields: %+v", u)
 		}
-	}
-	if used, n := e.usage(uid); used != int64(len(content)) || n != 1 {
-		t.Fatalf("usage %d bytes %d files", used, n)
-	}
-	var w, h int
-	if err := e.db.QueryRow(context.Background(), "SELECT width, height FROM objects").Scan(&w, &h); err != nil || w != 20 || h != 10 {
-		t.Fatalf("dimensions %dx%d %v", w, h, err)
-	}
-	// The bare API token form of Authorization works too.
-	tok, err := e.auth.CreateAPIToken(context.Background(), uid, "picgo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bare := e.c.Clone()
-	bare.Header.Set("Authorization", tok.Token)
-	mustUpload(t, bare, "b.png", pngBytes(t, 3, 3))
+		if !regexp.MustCompile(`^\d{4}/\d{2}/` + md5[:8] + `/[0-9a-f-]{36}\.png$`).MatchString(u.Key) {
+			t.Fatalf("key %q does not follow the default pattern", u.Key)
+		}
+		if u.Name != u.Key[strings.LastIndexByte(u.Key, '/')+1:] {
+			t.Fatalf("name %q is not the key's base name", u.Name)
+		}
+		url := base + "/i/" + md5[:8]
+		want := map[string]string{
+			"url":           url,
+			"thumbnail_url": base + "/t/" + md5[:8],
+			"markdown":      "![" + u.OriginName + "](" + url + ")",
+			"html":          `<img src="` + url + `" alt="` + u.OriginName + `" />`,
+			"bbcode":        "[img]" + url + "[/img]",
+			"delete_url":    base + "/api/v1/files/" + u.ID,
+		}
+		got := map[string]string{"url": u.Links.URL, "thumbnail_url": u.Links.ThumbnailURL, "markdown": u.Links.Markdown,
+			"html": u.Links.HTML, "bbcode": u.Links.BBCode, "delete_url": u.Links.DeleteURL}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("links.%s = %q, want %q", k, got[k], v)
+			}
+		}
+		if used, n := e.usage(uid); used != int64(len(content)) || n != 1 {
+			t.Fatalf("usage %d bytes %d files", used, n)
+		}
+		var w, h int
+		if err := e.db.QueryRow(context.Background(), "SELECT width, height FROM objects").Scan(&w, &h); err != nil || w != 20 || h != 10 {
+			t.Fatalf("dimensions %dx%d %v", w, h, err)
+		}
+		// The bare API token form of Authorization works too.
+		tok, err := e.auth.CreateAPIToken(context.Background(), uid, "picgo", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := e.c.Clone()
+		bare.Header.Set("Authorization", tok.Token)
+		mustUpload(t, bare, "b.png", pngBytes(t, 3, 3))
+	})
 }
 
 func TestUploadErrorsCarryTheirCodes(t *testing.T) {
@@ -367,92 +350,94 @@ func TestGuestUpload(t *testing.T) {
 }
 
 func TestSameContentIsStoredOnce(t *testing.T) {
-	e := newTestEnv(t)
-	aliceID, alice := e.newUser("alice", 0)
-	_, bob := e.newUser("bob", 0)
-	content := pngBytes(t, 30, 30)
-	a := mustUpload(t, alice, "a.png", content)
-	b := mustUpload(t, bob, "b.png", content)
-	if a.Key != b.Key || a.Links.URL != b.Links.URL || a.ID == b.ID {
-		t.Fatalf("dedup: %+v %+v", a, b)
-	}
-	if n := e.count("SELECT COUNT(*) FROM objects"); n != 1 {
-		t.Fatalf("%d objects", n)
-	}
-	if n := e.count("SELECT ref_count FROM objects"); n != 2 {
-		t.Fatalf("ref_count %d", n)
-	}
-	if files := e.storedFiles(); len(files) != 1 {
-		t.Fatalf("stored %v", files)
-	}
-	if left := e.tempFiles(); len(left) != 0 {
-		t.Fatalf("temp left: %v", left)
-	}
-	// Each user pays for their own record.
-	if used, _ := e.usage(aliceID); used != int64(len(content)) {
-		t.Fatalf("alice used %d", used)
-	}
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		aliceID, alice := e.newUser("alice", 0)
+		_, bob := e.newUser("bob", 0)
+		content := pngBytes(t, 30, 30)
+		a := mustUpload(t, alice, "a.png", content)
+		b := mustUpload(t, bob, "b.png", content)
+		if a.Key != b.Key || a.Links.URL != b.Links.URL || a.ID == b.ID {
+			t.Fatalf("dedup: %+v %+v", a, b)
+		}
+		if n := e.count("SELECT COUNT(*) FROM objects"); n != 1 {
+			t.Fatalf("%d objects", n)
+		}
+		if n := e.count("SELECT ref_count FROM objects"); n != 2 {
+			t.Fatalf("ref_count %d", n)
+		}
+		if files := e.storedFiles(); len(files) != 1 {
+			t.Fatalf("stored %v", files)
+		}
+		if left := e.tempFiles(); len(left) != 0 {
+			t.Fatalf("temp left: %v", left)
+		}
+		// Each user pays for their own record.
+		if used, _ := e.usage(aliceID); used != int64(len(content)) {
+			t.Fatalf("alice used %d", used)
+		}
 
-	alice.Do("DELETE", "/api/v1/files/"+a.ID, nil).Expect(200)
-	e.c.Do("GET", a.path(), nil).Expect(200)
-	e.c.Do("GET", "/t/"+a.hash(), nil).Expect(200)
-	if used, n := e.usage(aliceID); used != 0 || n != 0 {
-		t.Fatalf("alice usage after delete %d/%d", used, n)
-	}
-	bob.Do("DELETE", "/api/v1/files/"+b.ID, nil).Expect(200)
-	e.c.Do("GET", a.path(), nil).Expect(404)
-	e.c.Do("GET", "/t/"+a.hash(), nil).Expect(404)
-	if files := e.storedFiles(); len(files) != 0 {
-		t.Fatalf("content and thumbnail should be gone: %v", files)
-	}
-	if n := e.count("SELECT COUNT(*) FROM objects"); n != 0 {
-		t.Fatalf("%d objects left", n)
-	}
+		alice.Do("DELETE", "/api/v1/files/"+a.ID, nil).Expect(200)
+		e.c.Do("GET", a.path(), nil).Expect(200)
+		e.c.Do("GET", "/t/"+a.hash(), nil).Expect(200)
+		if used, n := e.usage(aliceID); used != 0 || n != 0 {
+			t.Fatalf("alice usage after delete %d/%d", used, n)
+		}
+		bob.Do("DELETE", "/api/v1/files/"+b.ID, nil).Expect(200)
+		e.c.Do("GET", a.path(), nil).Expect(404)
+		e.c.Do("GET", "/t/"+a.hash(), nil).Expect(404)
+		if files := e.storedFiles(); len(files) != 0 {
+			t.Fatalf("content and thumbnail should be gone: %v", files)
+		}
+		if n := e.count("SELECT COUNT(*) FROM objects"); n != 0 {
+			t.Fatalf("%d objects left", n)
+		}
+	})
 }
 
 // Uploads of the same bytes at the same moment still share one object: the
 // unique index on shared content settles the race, and the losers reuse the
 // winner's object and drop their copy.
 func TestConcurrentIdenticalUploadsShareOneObject(t *testing.T) {
-	e := newTestEnv(t)
-	_, alice := e.newUser("alice", 0)
-	_, bob := e.newUser("bob", 0)
-	content := pngBytes(t, 64, 48)
-	const n = 12
-	got := make(chan uploaded, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		c := alice
-		if i%2 == 1 {
-			c = bob
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		_, alice := e.newUser("alice", 0)
+		_, bob := e.newUser("bob", 0)
+		content := pngBytes(t, 64, 48)
+		const n = 12
+		got := make(chan uploaded, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			c := alice
+			if i%2 == 1 {
+				c = bob
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got <- mustUpload(t, c, "same.png", content)
+			}()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got <- mustUpload(t, c, "same.png", content)
-		}()
-	}
-	wg.Wait()
-	close(got)
-	hashes := map[string]int{}
-	for u := range got {
-		hashes[u.hash()]++
-	}
-	if len(hashes) != 1 {
-		t.Fatalf("%d uploads of the same bytes got short links %v, want one", n, hashes)
-	}
-	if objs := e.count("SELECT COUNT(*) FROM objects"); objs != 1 {
-		t.Fatalf("%d objects, want 1", objs)
-	}
-	if refs := e.count("SELECT ref_count FROM objects"); refs != n {
-		t.Fatalf("ref_count %d, want %d", refs, n)
-	}
-	if files := e.storedFiles(); len(files) != 1 {
-		t.Fatalf("stored %v, want one copy", files)
-	}
-	if rows := e.count("SELECT COUNT(*) FROM files"); rows != n {
-		t.Fatalf("%d file records, want %d", rows, n)
-	}
+		wg.Wait()
+		close(got)
+		hashes := map[string]int{}
+		for u := range got {
+			hashes[u.hash()]++
+		}
+		if len(hashes) != 1 {
+			t.Fatalf("%d uploads of the same bytes got short links %v, want one", n, hashes)
+		}
+		if objs := e.count("SELECT COUNT(*) FROM objects"); objs != 1 {
+			t.Fatalf("%d objects, want 1", objs)
+		}
+		if refs := e.count("SELECT ref_count FROM objects"); refs != n {
+			t.Fatalf("ref_count %d, want %d", refs, n)
+		}
+		if files := e.storedFiles(); len(files) != 1 {
+			t.Fatalf("stored %v, want one copy", files)
+		}
+		if rows := e.count("SELECT COUNT(*) FROM files"); rows != n {
+			t.Fatalf("%d file records, want %d", rows, n)
+		}
+	})
 }
 
 func TestAllowDuplicateStoresEveryUpload(t *testing.T) {
@@ -873,7 +858,7 @@ func TestCommitOfARefusedKeyIsACleanError(t *testing.T) {
 			t.Fatalf("commitNew(%.40q) = %q, %v; want ErrInvalidKey", pattern, key, err)
 		}
 		var files []string
-		filepath.WalkDir(e.store.Root(), func(p string, d os.DirEntry, err error) error {
+		filepath.WalkDir(e.localRoot(), func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				files = append(files, p)
 			}

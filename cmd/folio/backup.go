@@ -111,22 +111,23 @@ func writeBackup(ctx context.Context, cfg *Config, out string, force bool, warn 
 	}
 	// Nothing is created where the configuration points: a wrong path
 	// would otherwise back up an empty site and say it went well.
-	if st, err := os.Stat(cfg.StorageDir); err != nil {
-		return nil, fmt.Errorf("storage folder: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("storage folder %s is not a folder", cfg.StorageDir)
+	if err := checkLocalFolder(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.DBDriver == "sqlite" {
 		if _, err := os.Stat(sqlstore.SQLitePath(cfg.DBDSN)); err != nil {
 			return nil, fmt.Errorf("database: %w", err)
 		}
 	}
-	if inside(out, cfg.StorageDir) {
+	if cfg.StorageDriver == "local" && inside(out, cfg.StorageDir) {
 		// It would be listed, and copied into itself, as a stored file.
 		return nil, fmt.Errorf("%s is inside the storage folder %s: write the backup elsewhere", out, cfg.StorageDir)
 	}
-	store, err := storage.NewLocal(cfg.StorageDir)
+	store, err := openStore(cfg, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := checkBucket(ctx, store); err != nil {
 		return nil, err
 	}
 	dir, base := filepath.Dir(out), filepath.Base(out)

@@ -19,6 +19,7 @@ import (
 	"folio/auth"
 	"folio/httpx"
 	"folio/sqlstore"
+	"folio/storage"
 )
 
 // Config is everything Folio reads at start-up. Runtime settings start from
@@ -30,6 +31,9 @@ type Config struct {
 	DBDriver       string
 	DBDSN          string
 	StorageDir     string
+	// StorageDriver is "local" (StorageDir) or "s3" (S3).
+	StorageDriver  string
+	S3             storage.S3Config
 	ThemeDir       string
 	ConsoleEnabled bool
 	LogLevel       slog.Level
@@ -100,6 +104,29 @@ func options() []option {
 			}
 			c.StorageDir = v
 			return nil
+		}},
+		{"storage.driver", "local", "where uploaded files live: local (storage.dir) or s3 (storage.s3.*)", func(c *Config, v string) error {
+			if v != "local" && v != "s3" {
+				return errors.New("must be local or s3")
+			}
+			c.StorageDriver = v
+			return nil
+		}},
+		{"storage.s3.endpoint", "", "URL of the S3-compatible server, e.g. http://127.0.0.1:7070", str(func(c *Config) *string { return &c.S3.Endpoint })},
+		{"storage.s3.bucket", "", "bucket holding the files", str(func(c *Config) *string { return &c.S3.Bucket })},
+		{"storage.s3.region", "us-east-1", "region the requests are signed for", str(func(c *Config) *string { return &c.S3.Region })},
+		{"storage.s3.access_key", "", "access key id", str(func(c *Config) *string { return &c.S3.AccessKey })},
+		{"storage.s3.secret_key", "", "secret access key", str(func(c *Config) *string { return &c.S3.SecretKey })},
+		{"storage.s3.prefix", "", "key folder inside the bucket, e.g. folio/; empty: the bucket's root", str(func(c *Config) *string { return &c.S3.Prefix })},
+		{"storage.s3.path_style", "true", "address the bucket as endpoint/bucket (true) or as bucket.endpoint host (false)", func(c *Config, v string) error {
+			b, err := sqlstore.ParseBool(v)
+			c.S3.PathStyle = b
+			return err
+		}},
+		{"storage.s3.redirect", "false", "answer short-link GETs with a 302 to a presigned URL instead of the bytes", func(c *Config, v string) error {
+			b, err := sqlstore.ParseBool(v)
+			c.S3.Redirect = b
+			return err
 		}},
 		{"theme.dir", "", "optional folder whose templates override the embedded ones by name", str(func(c *Config) *string { return &c.ThemeDir })},
 		{"console.enabled", "true", "serve the web console (/console/, /upload); false for API-only sites", func(c *Config, v string) error {
@@ -235,6 +262,11 @@ func LoadConfig(path string, file io.Reader, environ []string) (*Config, error) 
 	errs = append(errs, applyEnv(c, environ)...)
 	if c.DBDriver == "postgres" && (c.DBDSN == "" || c.DBDSN == "data/folio.db") {
 		errs = append(errs, errors.New("database.dsn: set a PostgreSQL connection string when database.driver is postgres"))
+	}
+	if c.StorageDriver == "s3" {
+		if _, err := storage.NewS3(c.S3, nil); err != nil {
+			errs = append(errs, fmt.Errorf("storage.s3: %s", strings.TrimPrefix(err.Error(), "storage: s3: ")))
+		}
 	}
 	if err := c.Settings.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("%v", err))

@@ -15,7 +15,6 @@ import (
 
 	"folio/filehost"
 	"folio/sqlstore"
-	"folio/storage"
 )
 
 // setupFsck defines the flags of `folio fsck`, which compares the file
@@ -74,10 +73,8 @@ func fsck(ctx context.Context, cfg *Config, opt filehost.CheckOptions, logger *s
 	}
 	// A storage folder that is not there is not created either: with no
 	// bytes, every record would look missing.
-	if st, err := os.Stat(cfg.StorageDir); err != nil {
-		return filehost.Report{}, fmt.Errorf("storage folder: %w", err)
-	} else if !st.IsDir() {
-		return filehost.Report{}, fmt.Errorf("storage folder %s is not a folder", cfg.StorageDir)
+	if err := checkLocalFolder(cfg); err != nil {
+		return filehost.Report{}, err
 	}
 	db, err := sqlstore.Open(ctx, cfg.DBDriver, cfg.DBDSN)
 	if err != nil {
@@ -91,8 +88,11 @@ func fsck(ctx context.Context, cfg *Config, opt filehost.CheckOptions, logger *s
 			return filehost.Report{}, err
 		}
 	}
-	store, err := storage.NewLocal(cfg.StorageDir)
+	store, err := openStore(cfg, "")
 	if err != nil {
+		return filehost.Report{}, err
+	}
+	if err := checkBucket(ctx, store); err != nil {
 		return filehost.Report{}, err
 	}
 	svc, err := filehost.Open(ctx, filehost.Deps{DB: db, Store: store, Logger: logger})

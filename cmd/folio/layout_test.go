@@ -16,6 +16,7 @@ import (
 // point one way, and the two domains never import each other.
 var mayImport = map[string][]string{
 	"storage":               {},
+	"storage/storagetest":   {"storage"},
 	"templates":             {},
 	"sqlstore":              {},
 	"sqlstore/sqlstoretest": {"sqlstore"},

@@ -16,7 +16,6 @@ import (
 	"folio/filehost"
 	"folio/httpx"
 	"folio/sqlstore"
-	"folio/storage"
 	"folio/templates"
 )
 
@@ -97,12 +96,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	a.auth = authSvc
 	a.background(ctx, func(ctx context.Context) { pruneAuditLog(ctx, authSvc, logger) })
-	local, err := storage.NewLocal(cfg.StorageDir)
+	store, err := openStore(cfg, inst.ID)
 	if err != nil {
 		return fail(err)
 	}
-	store, err := local.WithInstance(inst.ID)
-	if err != nil {
+	if err := checkBucket(ctx, store); err != nil {
 		return fail(err)
 	}
 	site := a.settings.Site
@@ -120,7 +118,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
-		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files})
+		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files,
+		Redirect: cfg.StorageDriver == "s3" && cfg.S3.Redirect})
 	if err != nil {
 		return fail(err)
 	}
