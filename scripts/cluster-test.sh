@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cluster test (docs/scaling.md, docs/testing.md#cluster-test): three
 # `folio serve` processes on one fresh PostgreSQL database and one storage
-# (CLUSTER_STORAGE=local: one shared folder; s3: one bucket on versitygw)
+# (CLUSTER_STORAGE=s3, the default: one bucket on versitygw; local: one
+# shared folder)
 # behind Debian's nginx, round robin. Then:
 #  a. `folio-bench cluster`, a mixed workload of several clients, each
 #     write followed by a read that must see it: zero violations;
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-storage=${CLUSTER_STORAGE:-local}
+storage=${CLUSTER_STORAGE:-s3}
 seconds=${CLUSTER_SECONDS:-12}
 clients=${CLUSTER_CLIENTS:-8}
 work=$(mktemp -d)
@@ -83,8 +84,6 @@ case "$storage" in
       FOLIO_STORAGE_S3_ACCESS_KEY="$FOLIO_TEST_S3_ACCESS_KEY"
       FOLIO_STORAGE_S3_SECRET_KEY="$FOLIO_TEST_S3_SECRET_KEY"
       FOLIO_STORAGE_S3_PATH_STYLE=true
-      # fsck and the thumbnails' temporary work still want a folder.
-      FOLIO_STORAGE_DIR="$work/files"
     ) ;;
   *) fail "CLUSTER_STORAGE=$storage: want local or s3" ;;
 esac
