@@ -2,6 +2,7 @@ package filehost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"folio/sqlstore"
@@ -42,6 +43,20 @@ func BackupKeys(ctx context.Context, db *sqlstore.DB, fn func(key string, thumb 
 		return fmt.Errorf("filehost: list objects: %w", err)
 	}
 	return nil
+}
+
+// RecordedMD5 is the MD5 (hex) db records for the object stored under
+// key, for a copy of the bytes to be checked against (folio storage
+// migrate); ok is false for a key no object has, such as a thumbnail.
+func RecordedMD5(ctx context.Context, db *sqlstore.DB, key string) (md5 string, ok bool, err error) {
+	err = db.QueryRow(ctx, "SELECT md5 FROM objects WHERE storage_key = $1", key).Scan(&md5)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("filehost: recorded md5: %w", err)
+	}
+	return md5, true, nil
 }
 
 // ForgetIntents deletes every storage intent of a database copy taken for

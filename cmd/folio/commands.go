@@ -110,6 +110,22 @@ func commands() []command {
 			setup:  setupFsck,
 		},
 		{
+			name:     "storage",
+			synopsis: "folio storage migrate [-config PATH] -to s3|local [-jobs N] [-json]",
+			summary:  "copy every stored object to the other storage driver, verified",
+			help: "Copies every stored object (files and thumbnails) from storage.dir to the " +
+				"bucket of storage.s3.* (-to s3), or back (-to local), reading each copy back " +
+				"and comparing its MD5 with the source's, and the source's with the file " +
+				"record's. Objects already at the destination with the same MD5 are kept, so " +
+				"an interrupted run goes on where it stopped. It deletes nothing from the source " +
+				"and changes no setting: set storage.driver and restart once it reports no " +
+				"failure (docs/scaling.md#moving-to-s3).",
+			config:  true,
+			minArgs: 1,
+			maxArgs: 1,
+			setup:   setupStorage,
+		},
+		{
 			name:     "backup",
 			synopsis: "folio backup [-config PATH] [-force] FILE.tar.gz",
 			summary:  "write the database and every stored file, with checksums, to FILE.tar.gz",
