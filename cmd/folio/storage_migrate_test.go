@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"folio/filehost"
 	"folio/storage"
+	"folio/storage/storagetest"
 )
 
 // migrateFixture is a populated site on local storage and an empty local
@@ -229,4 +232,98 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestStorageMigrateToS3AndBack runs the command as an operator would: a
+// site on local storage is copied to a bucket, served from it by a server
+// configured for s3, and copied back into an empty folder.
+func TestStorageMigrateToS3AndBack(t *testing.T) {
+	s3cfg := storagetest.S3Config(t)
+	bucket := storagetest.S3With(t, s3cfg)
+	site := newBackupSite(t)
+	files := site.populate(t)
+	local, err := storage.NewLocal(site.storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := storeDigests(t, local)
+
+	s3Lines := fmt.Sprintf("storage.s3.endpoint = %q\nstorage.s3.bucket = %q\nstorage.s3.access_key = %q\nstorage.s3.secret_key = %q\n",
+		s3cfg.Endpoint, s3cfg.Bucket, s3cfg.AccessKey, s3cfg.SecretKey)
+	appendConfig(t, site.config, s3Lines)
+
+	migrate := func(config, to string) migrateReport {
+		t.Helper()
+		code, out, errOut := folio("-config", config, "storage", "migrate", "-to", to, "-json")
+		if code != exitOK {
+			t.Fatalf("migrate -to %s: exit %d\nstdout: %s\nstderr: %s", to, code, out, errOut)
+		}
+		var rep migrateReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("migrate -json printed %q: %v", out, err)
+		}
+		return rep
+	}
+	if rep := migrate(site.config, "s3"); rep.Copied != len(want) || rep.From != "local" || rep.To != "s3" {
+		t.Fatalf("to s3: %+v, want %d copied", rep, len(want))
+	}
+	if got := storeDigests(t, bucket); !equalMaps(got, want) {
+		t.Fatalf("bucket holds %v, want %v", got, want)
+	}
+	if rep := migrate(site.config, "s3"); rep.Present != len(want) || rep.Copied != 0 {
+		t.Fatalf("second run to s3: %+v", rep)
+	}
+
+	// A server switched to s3 serves every link from the bucket.
+	_, c := newTestAppOn(t, site.db, "FOLIO_STORAGE_DRIVER=s3",
+		"FOLIO_STORAGE_S3_ENDPOINT="+s3cfg.Endpoint, "FOLIO_STORAGE_S3_BUCKET="+s3cfg.Bucket,
+		"FOLIO_STORAGE_S3_ACCESS_KEY="+s3cfg.AccessKey, "FOLIO_STORAGE_S3_SECRET_KEY="+s3cfg.SecretKey)
+	for _, f := range files {
+		if got := c.Do("GET", f.Link, nil).Expect(200).Body; !bytes.Equal(got, f.Content) {
+			t.Errorf("%s from the bucket: %d bytes, want %d", f.Link, len(got), len(f.Content))
+		}
+	}
+	if files[0].Thumb != "" {
+		c.Do("GET", files[0].Thumb, nil).Expect(200)
+	}
+
+	// And back, into an empty folder.
+	back := filepath.Join(t.TempDir(), "files")
+	config := writeSiteConfig(t, site.db, back)
+	appendConfig(t, config, s3Lines)
+	if rep := migrate(config, "local"); rep.Failed != 0 || rep.From != "s3" {
+		t.Fatalf("to local: %+v", rep)
+	}
+	backStore, err := storage.NewLocal(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := storeDigests(t, backStore)
+	for key, sum := range want {
+		if got[key] != sum {
+			t.Errorf("back in the folder %s has MD5 %q, want %q", key, got[key], sum)
+		}
+	}
+}
+
+func TestStorageMigrateRefusesAMissingSourceFolder(t *testing.T) {
+	site := newBackupSite(t)
+	config := writeSiteConfig(t, site.db, filepath.Join(t.TempDir(), "nowhere"))
+	appendConfig(t, config, "storage.s3.endpoint = \"http://127.0.0.1:1\"\nstorage.s3.bucket = \"b\"\nstorage.s3.access_key = \"k\"\nstorage.s3.secret_key = \"s\"\n")
+	code, _, errOut := folio("-config", config, "storage", "migrate", "-to", "s3")
+	if code != exitFail || !strings.Contains(errOut, "source (local): storage folder") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func appendConfig(t *testing.T, path, lines string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(lines); err != nil {
+		t.Fatal(err)
+	}
 }
