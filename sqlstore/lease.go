@@ -55,11 +55,12 @@ func (db *DB) LeaseHolder(ctx context.Context, name string) (string, error) {
 }
 
 // TakeLease is TryLease that first frees the lease of a holder that live
-// judges dead, so that work guarded by it moves on at once rather than when
-// the lease runs out. Holders must be instance ids for that.
+// judges dead, so that the work it guards moves on at once rather than
+// when the lease runs out. Its holders must be instance ids.
 func (db *DB) TakeLease(ctx context.Context, name, holder string, live Liveness, now time.Time, ttl time.Duration) (bool, error) {
-	if _, err := db.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND holder <> $2 AND holder NOT IN ("+
-		Placeholders(3, len(live.alive))+")", append([]any{name, holder}, stringsAny(live.AliveIDs())...)...); err != nil {
+	keep := append([]any{holder}, stringsAny(live.AliveIDs())...)
+	if _, err := db.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND holder NOT IN ("+Placeholders(2, len(keep))+")",
+		append([]any{name}, keep...)...); err != nil {
 		return false, fmt.Errorf("sqlstore: take lease %s: %w", name, err)
 	}
 	return db.TryLease(ctx, name, holder, now, ttl)
