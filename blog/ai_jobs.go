@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"folio/blog/ai"
@@ -13,10 +12,20 @@ import (
 )
 
 // The background AI work: few workers, since each job mostly waits on the
-// provider, and a backlog large enough for a bulk import's burst.
+// provider. Jobs are rows (sqlstore.Jobs), so they survive the process that
+// queued them (docs/design.md#background-work).
 const (
-	aiWorkers   = 2
-	aiQueueSize = 64
+	aiWorkers = 2
+	aiJobKind = "blog.ai"
+	// aiClaimFor is how long a claim holds: past the job's time limit, so
+	// a live worker never loses its job to the deadline.
+	aiClaimFor = ai.DefaultJobTimeout + time.Minute
+	// aiPollEvery is how often a process looks for jobs queued by another
+	// one, or left by one that died; a process wakes its own workers at
+	// once when it queues a job.
+	aiPollEvery = 3 * time.Second
+	// aiPruneEvery polls, the exhausted and old failed jobs are pruned.
+	aiPruneEvery = 20
 	// aiCloseGrace is how long Close still waits, once it has cancelled
 	// the running jobs, for them to return, so that none touches the
 	// database after the caller closes it.
@@ -25,58 +34,154 @@ const (
 	aiExistingTags = 200
 )
 
-// aiJobs runs the summary and tag jobs queued after posts are saved.
+// aiJobs runs the summary and tag jobs queued after posts are saved. A
+// dispatcher claims a job whenever one of the queue's workers is free; it
+// looks when this process queued a job (wake) and every aiPollEvery.
 type aiJobs struct {
-	queue   *ai.Queue
-	http    *http.Client // nil: the ai package's default client
-	logger  *slog.Logger
-	metrics AIMetrics // nil: none
+	queue     *ai.Queue
+	jobs      *sqlstore.Jobs
+	instances *sqlstore.Instances // nil: no registry, take over by deadline only
+	http      *http.Client        // nil: the ai package's default client
+	logger    *slog.Logger
+	metrics   AIMetrics // nil: none
 
-	// pending holds the posts with a job waiting in the queue: saving a
-	// post again before its job starts adds no second job, since the job
-	// reads the post as it is when it runs.
-	mu      sync.Mutex
-	pending map[string]bool
+	wake  chan struct{}
+	slots chan struct{} // one per busy worker
+	stop  context.CancelFunc
+	done  chan struct{} // closed when the dispatcher returns; nil: none runs
 }
 
-func newAIJobs(hc *http.Client, logger *slog.Logger) *aiJobs {
-	return &aiJobs{
-		queue:   ai.NewQueue(aiWorkers, aiQueueSize, logger),
-		http:    hc,
-		logger:  logger,
-		pending: map[string]bool{},
+func newAIJobs(d Deps) *aiJobs {
+	instance := d.Instance
+	if instance == "" {
+		instance = sqlstore.NewID()
 	}
+	j := &aiJobs{
+		jobs:      sqlstore.NewJobs(d.DB, aiJobKind, instance, aiClaimFor),
+		instances: d.Instances,
+		http:      d.AIHTTPClient,
+		logger:    d.Logger,
+		metrics:   d.AIMetrics,
+		wake:      make(chan struct{}, 1),
+	}
+	// The jobs keep real time, not d.Now: a claim's deadline bounds how
+	// long a job really runs.
+	return j
 }
 
-// submit queues run for the post unless a job for it is already waiting.
-// It never blocks.
-func (j *aiJobs) submit(postID string, run func(ctx context.Context, postID string)) {
-	j.mu.Lock()
-	if j.pending[postID] {
-		j.mu.Unlock()
+// start runs the workers and their dispatcher until close.
+func (j *aiJobs) start(run func(ctx context.Context, postID string)) {
+	j.queue = ai.NewQueue(aiWorkers, aiWorkers, j.logger)
+	j.slots = make(chan struct{}, aiWorkers)
+	ctx, stop := context.WithCancel(context.Background())
+	j.stop, j.done = stop, make(chan struct{})
+	go func() {
+		defer close(j.done)
+		j.dispatch(ctx, run)
+	}()
+}
+
+// submit queues a job for the post; a job for it that has not started yet
+// makes this a no-op, since a job reads the post as it is when it runs.
+// It wakes this process's workers, never waiting for them.
+func (j *aiJobs) submit(ctx context.Context, postID string) {
+	if err := j.jobs.Enqueue(ctx, postID); err != nil {
+		j.logger.Warn("ai: post left without a generated summary or tags", "post_id", postID, "err", err)
 		return
 	}
-	j.pending[postID] = true
-	j.mu.Unlock()
-	ok := j.queue.Submit(func(ctx context.Context) {
-		j.done(postID)
-		run(ctx, postID)
-	})
-	if !ok {
-		j.done(postID)
-		j.logger.Warn("ai: post left without a generated summary or tags", "post_id", postID)
+	select {
+	case j.wake <- struct{}{}:
+	default:
 	}
 }
 
-func (j *aiJobs) done(postID string) {
-	j.mu.Lock()
-	delete(j.pending, postID)
-	j.mu.Unlock()
+// dispatch claims jobs while a worker is free. A wake claims only pending
+// jobs (no registry read); a poll also takes over the jobs of dead
+// processes and lapsed claims, and now and then prunes.
+func (j *aiJobs) dispatch(ctx context.Context, run func(ctx context.Context, postID string)) {
+	poll := time.NewTimer(0) // at once: jobs left by a restart
+	defer poll.Stop()
+	polls := 0
+	var alive []string
+	for {
+		select {
+		case j.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		job, err := j.jobs.Claim(ctx, alive)
+		if err != nil && ctx.Err() == nil {
+			j.logger.Warn("ai: claim a job", "err", err)
+		}
+		if job != nil {
+			j.queue.Submit(func(jctx context.Context) {
+				defer func() { <-j.slots }()
+				j.runJob(jctx, job, run)
+			})
+			continue
+		}
+		<-j.slots
+		alive = nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-j.wake:
+		case <-poll.C:
+			poll.Reset(aiPollEvery)
+			alive = j.alive(ctx)
+			if polls++; polls%aiPruneEvery == 1 {
+				if n, err := j.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
+					j.logger.Warn("ai: prune jobs", "err", err)
+				} else if n > 0 {
+					j.logger.Warn("ai: jobs given up after repeated lost claims", "jobs", n, "attempts", sqlstore.JobAttempts)
+				}
+			}
+		}
+	}
 }
 
-// close stops the queue, waiting for its jobs until ctx ends; then it
-// cancels them and waits a short grace for them to return.
+// alive lists the live processes, so that a poll may take over the jobs
+// of the others; without a registry, claims lapse by deadline only.
+func (j *aiJobs) alive(ctx context.Context) []string {
+	if j.instances == nil {
+		return []string{}
+	}
+	live, err := j.instances.Live(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.logger.Warn("ai: instance registry", "err", err)
+		}
+		return []string{}
+	}
+	return live.AliveIDs()
+}
+
+// runJob runs one claimed job and settles its row: done, or handed back
+// when shutdown cancelled it, so another process runs it at once.
+func (j *aiJobs) runJob(ctx context.Context, job *sqlstore.Job, run func(ctx context.Context, postID string)) {
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), aiCloseGrace)
+		defer cancel()
+		settle := j.jobs.Done
+		if errors.Is(ctx.Err(), context.Canceled) {
+			settle = j.jobs.Release
+		}
+		if err := settle(sctx, job); err != nil {
+			j.logger.Warn("ai: settle job", "post_id", job.Subject, "err", err)
+		}
+	}()
+	run(ctx, job.Subject)
+}
+
+// close stops claiming, then stops the queue, waiting for its jobs until
+// ctx ends; then it cancels them and waits a short grace for them to
+// return. Jobs not yet claimed stay queued in the database.
 func (j *aiJobs) close(ctx context.Context) error {
+	if j.done == nil {
+		return nil
+	}
+	j.stop()
+	<-j.done
 	err := j.queue.Close(ctx)
 	if err == nil {
 		return nil
@@ -97,7 +202,7 @@ func (b *Blog) enqueueAI(postID string) {
 	if !s.Enabled || (!s.AutoSummary && !s.AutoTag) {
 		return
 	}
-	b.ai.submit(postID, b.runAIJob)
+	b.ai.submit(context.Background(), postID)
 }
 
 // runAIJob generates the summary and the tags of one post. It works on the

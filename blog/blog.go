@@ -36,6 +36,15 @@ type Deps struct {
 	Now func() time.Time
 	// AIMetrics, when not nil, hears of every call to the AI provider.
 	AIMetrics AIMetrics
+	// Instance is this process's id in Instances, the registry that tells
+	// which processes live: a job claimed by a dead one is taken over
+	// (docs/design.md#background-work). Empty: a private id, and claims
+	// are taken over only when their deadline passes.
+	Instance  string
+	Instances *sqlstore.Instances
+	// EnqueueOnly queues AI jobs without running them: a command's blog,
+	// whose jobs a serving process picks up.
+	EnqueueOnly bool
 }
 
 // AIMetrics is told of each call to the AI provider, background or on
@@ -103,8 +112,10 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	}
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
-	b.ai = newAIJobs(d.AIHTTPClient, d.Logger)
-	b.ai.metrics = d.AIMetrics
+	b.ai = newAIJobs(d)
+	if !d.EnqueueOnly {
+		b.ai.start(b.runAIJob)
+	}
 	return b, nil
 }
 

@@ -53,3 +53,15 @@ func (db *DB) LeaseHolder(ctx context.Context, name string) (string, error) {
 	}
 	return holder, nil
 }
+
+// TakeLease is TryLease that first frees the lease of a holder that live
+// judges dead, so that the work it guards moves on at once rather than
+// when the lease runs out. Its holders must be instance ids.
+func (db *DB) TakeLease(ctx context.Context, name, holder string, live Liveness, now time.Time, ttl time.Duration) (bool, error) {
+	keep := append([]any{holder}, stringsAny(live.AliveIDs())...)
+	if _, err := db.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND holder NOT IN ("+Placeholders(2, len(keep))+")",
+		append([]any{name}, keep...)...); err != nil {
+		return false, fmt.Errorf("sqlstore: take lease %s: %w", name, err)
+	}
+	return db.TryLease(ctx, name, holder, now, ttl)
+}

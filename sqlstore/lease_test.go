@@ -90,3 +90,39 @@ func TestLeaseRaceHasExactlyOneWinner(t *testing.T) {
 		}
 	}
 }
+
+func TestTakeLeaseFreesOnlyADeadHoldersLease(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Now()
+	reg := sqlstore.NewInstances(db)
+	a, err := reg.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reg.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := func(holder string) bool {
+		t.Helper()
+		live, err := reg.Live(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := db.TakeLease(ctx, "job", holder, live, now, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !take(a.ID) || take(b.ID) {
+		t.Fatal("a live holder's lease was taken")
+	}
+	if err := reg.Unregister(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if !take(b.ID) {
+		t.Fatal("the holder is gone from the registry and its lease was not taken over")
+	}
+}

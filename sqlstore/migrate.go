@@ -152,6 +152,23 @@ func coreMigrations() []Migration {
 		)`,
 			`CREATE INDEX audit_log_at ON audit_log (at, id)`,
 		)},
+		// Durable background jobs (docs/design.md#background-work): one
+		// pending job per subject, claims picked oldest first.
+		{Name: "jobs", Up: Statements(
+			`CREATE TABLE jobs (
+			id TEXT PRIMARY KEY,
+			kind TEXT NOT NULL,
+			subject TEXT NOT NULL,
+			state TEXT NOT NULL,
+			attempts INTEGER NOT NULL DEFAULT 0,
+			claimed_by TEXT NOT NULL DEFAULT '',
+			claim_until BIGINT NOT NULL DEFAULT 0,
+			created_at BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+			`CREATE UNIQUE INDEX jobs_pending ON jobs (kind, subject) WHERE state = 'pending'`,
+			`CREATE INDEX jobs_claim ON jobs (kind, created_at, id)`,
+		)},
 	}
 }
 

@@ -157,3 +157,97 @@ func TestScopeWatchTrustsCountersOnlyWhileEveryProcessSharesThem(t *testing.T) {
 		t.Fatal("a process disappeared and no counter moved")
 	}
 }
+
+// TestCredentialsAndSettingsChangedThroughOneProcessHoldOnTheNextRequestToAnother:
+// sessions, tokens and settings live in the database, read on each request
+// (settings through the change counter), so what one process revokes or
+// turns on is refused or allowed by the other at once.
+func TestCredentialsAndSettingsChangedThroughOneProcessHoldOnTheNextRequestToAnother(t *testing.T) {
+	_, _, admin, other := twoProcesses(t)
+	other.Do("POST", "/api/v1/auth/register", map[string]string{
+		"username": "early", "email": "early@example.com", "password": "password-123"}).Expect(403)
+	admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"upload": map[string]any{"allow_register": true}}).Expect(200)
+	other.Do("POST", "/api/v1/auth/register", map[string]string{
+		"username": "reader", "email": "reader@example.com", "password": "password-123"}).Expect(201)
+
+	// The user signs in through the first process and makes an API token.
+	var login struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+		User         struct {
+			ID string `json:"id"`
+		} `json:"user"`
+	}
+	httpxtest.Into(t, admin.Clone().Do("POST", "/api/v1/auth/login", map[string]string{
+		"username": "reader", "password": "password-123"}).Expect(200).A().Data, &login)
+	var tok struct {
+		ID    string `json:"id"`
+		Token string `json:"token"`
+	}
+	httpxtest.Into(t, admin.Clone().Do("POST", "/api/v1/tokens", map[string]string{"name": "cli"},
+		"Authorization", "Bearer "+login.AccessToken).Expect(201).A().Data, &tok)
+	bearer := func(c *httpxtest.Client, token string) int {
+		return c.Clone().Do("GET", "/api/v1/tokens", nil, "Authorization", "Bearer "+token).Status
+	}
+	for _, token := range []string{login.AccessToken, tok.Token} {
+		if got := bearer(other, token); got != 200 {
+			t.Fatalf("a credential made through the first process: %d through the second, want 200", got)
+		}
+	}
+	admin.Clone().Do("DELETE", "/api/v1/tokens/"+tok.ID, nil, "Authorization", "Bearer "+login.AccessToken).Expect(200)
+	if got := bearer(other, tok.Token); got != 401 {
+		t.Fatalf("API token revoked through the first process: %d through the second, want 401", got)
+	}
+	// A console session made through the first process, used through the
+	// second, ends with a password change through the first, as does the
+	// refresh token (access tokens run out by themselves: docs/design.md#identity).
+	console := admin.Clone()
+	console.PostForm("/console/login", "form_token", console.Do("GET", "/console/login", nil).Expect(200).FormToken(),
+		"username", "reader", "password", "password-123").Expect(303)
+	session := other.Clone()
+	shareCookies(t, console, session)
+	session.Do("GET", "/api/v1/tokens", nil).Expect(200)
+	admin.Do("PATCH", "/api/v1/admin/users/"+login.User.ID, map[string]string{"password": "password-456"}).Expect(200)
+	session.Do("GET", "/api/v1/tokens", nil).Expect(401)
+	other.Clone().Do("POST", "/api/v1/auth/refresh", map[string]string{"refresh_token": login.RefreshToken}).Expect(401)
+
+	// The administrator's session cookie works on both, until a logout
+	// through the first.
+	shared := other.Clone()
+	shareCookies(t, admin, shared)
+	shared.Do("GET", "/api/v1/admin/settings", nil).Expect(200)
+	admin.Do("POST", "/api/v1/admin/auth/logout", nil).Expect(200)
+	shared.Do("GET", "/api/v1/admin/settings", nil).Expect(401)
+}
+
+// shareCookies gives to the cookies from's jar holds for its server, as a
+// proxy in front of both servers would send them to either.
+func shareCookies(t *testing.T, from, to *httpxtest.Client) {
+	t.Helper()
+	src, err := url.Parse(from.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := url.Parse(to.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to.HTTP.Jar.SetCookies(dst, from.HTTP.Jar.Cookies(src))
+}
+
+// TestNewShortLinkServedAtOnceByAnotherProcess: a process that never saw a
+// short link (no cached miss is kept) serves it on the first request after
+// the upload through another.
+func TestNewShortLinkServedAtOnceByAnotherProcess(t *testing.T) {
+	_, _, owner, reader := twoProcesses(t)
+	content := testPNG(t)
+	var res struct {
+		Links struct {
+			URL string `json:"url"`
+		} `json:"links"`
+	}
+	httpxtest.Into(t, owner.Upload("/api/v1/upload", "file", "a.png", content).Expect(200).U().Data, &res)
+	if got := reader.Do("GET", pathOf(t, res.Links.URL), nil).Expect(200).Body; !bytes.Equal(got, content) {
+		t.Fatal("the other process serves other bytes than were uploaded")
+	}
+}

@@ -186,12 +186,12 @@ func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger
 	if cfg.ThemeDir != "" {
 		pages = overlayFS{top: os.DirFS(cfg.ThemeDir), base: templates.FS}
 	}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Settings: settings.blog, Templates: pages, Logger: logger})
+	b, err := blog.New(ctx, blog.Deps{DB: db, Settings: settings.blog, Templates: pages, Logger: logger, EnqueueOnly: true})
 	if err != nil {
 		return fail(err)
 	}
 	return b, db, func() {
-		_ = b.Close(context.Background()) // no AI job was queued
+		_ = b.Close(context.Background()) // runs no AI job (EnqueueOnly)
 		db.Close()
 	}, nil
 }

@@ -162,22 +162,52 @@ func (a *app) background(ctx context.Context, run func(context.Context)) {
 // (docs/observability.md#audit-log).
 const auditRetention = 365 * 24 * time.Hour
 
-// pruneAuditLog deletes audit entries past auditRetention now and every
-// hour until ctx ends. Every process may do it: a second deletion finds
-// nothing.
-func pruneAuditLog(ctx context.Context, svc *auth.Service, logger *slog.Logger) {
+// auditLease names the lease of audit-log pruning: one process of a site
+// prunes, and when it dies the next to try takes over.
+const auditLease = "audit.prune"
+
+// auditPruner deletes audit entries past auditRetention, at start and then
+// every hour, in the process holding auditLease.
+type auditPruner struct {
+	db        *sqlstore.DB
+	instances *sqlstore.Instances
+	holder    string // this process's instance id
+	auth      *auth.Service
+	logger    *slog.Logger
+}
+
+// run prunes now and every hour until ctx ends, then hands the lease on.
+func (p *auditPruner) run(ctx context.Context) {
 	for {
-		n, err := svc.PruneAudit(ctx, time.Now().Add(-auditRetention))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Warn("audit log not pruned", "err", err)
-		case n > 0:
-			logger.Info("audit log pruned", "entries", n, "older_than", auditRetention)
+		if _, err := p.pass(ctx); err != nil && ctx.Err() == nil {
+			p.logger.Warn("audit log not pruned", "err", err)
 		}
 		select {
 		case <-ctx.Done():
+			if err := p.db.ReleaseLease(context.WithoutCancel(ctx), auditLease, p.holder); err != nil {
+				p.logger.Warn("audit log: release lease", "err", err)
+			}
 			return
 		case <-time.After(time.Hour):
 		}
 	}
+}
+
+// pass prunes once if this process holds, or can take, the lease, and
+// reports whether it did.
+func (p *auditPruner) pass(ctx context.Context) (bool, error) {
+	live, err := p.instances.Live(ctx)
+	if err != nil {
+		return false, err
+	}
+	// The lease outlives the hour between passes, so a live holder keeps it.
+	ok, err := p.db.TakeLease(ctx, auditLease, p.holder, live, time.Now(), 2*time.Hour)
+	if err != nil || !ok {
+		return false, err
+	}
+	n, err := p.auth.PruneAudit(ctx, time.Now().Add(-auditRetention))
+	if n > 0 {
+		p.logger.Info("audit log pruned", "entries", n, "older_than", auditRetention)
+	}
+	return true, err
 }

@@ -29,6 +29,7 @@ type app struct {
 	openapi  openAPIDoc     // the OpenAPI document of router's routes
 	obs      *observability // nil: metrics off
 	auth     *auth.Service
+	instance string // this process's id in the instance registry
 	closers  []func(context.Context)
 }
 
@@ -71,6 +72,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	a.instance = inst.ID
 	// Checked once before anything is served, so that caches start out
 	// trusting the counters where they may.
 	scope := &scopeWatch{db: db, instances: instances, logger: logger}
@@ -95,7 +97,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	a.auth = authSvc
-	a.background(ctx, func(ctx context.Context) { pruneAuditLog(ctx, authSvc, logger) })
+	a.background(ctx, (&auditPruner{db: db, instances: instances, holder: inst.ID, auth: authSvc, logger: logger}).run)
 	store, err := openStore(cfg, inst.ID)
 	if err != nil {
 		return fail(err)
@@ -134,7 +136,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics})
+	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
+		Instance: inst.ID, Instances: instances})
 	if err != nil {
 		return fail(err)
 	}
