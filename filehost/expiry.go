@@ -19,14 +19,13 @@ const (
 
 // RunSweeper deletes expired file records at start and then every minute
 // until ctx ends. Of the processes sharing a database, the one holding the
-// sweep's lease does it; when it dies, its lease runs out and another
-// takes over.
+// sweep's lease does it; when it dies, another takes the lease over at its
+// next pass, as soon as the instance registry judges the holder dead.
 func (s *Service) RunSweeper(ctx context.Context) {
-	holder := sqlstore.NewID()
 	tick := time.NewTicker(sweepPeriod)
 	defer tick.Stop()
 	for {
-		n, err := s.sweep(ctx, holder)
+		n, err := s.sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Error("expiry sweep", "err", err)
@@ -36,7 +35,7 @@ func (s *Service) RunSweeper(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			// Hand the lease on at once rather than when it runs out.
-			if err := s.db.ReleaseLease(context.WithoutCancel(ctx), sweepLease, holder); err != nil {
+			if err := s.db.ReleaseLease(context.WithoutCancel(ctx), sweepLease, s.instance); err != nil {
 				s.log.Warn("expiry sweep: release lease", "err", err)
 			}
 			return
@@ -45,10 +44,14 @@ func (s *Service) RunSweeper(ctx context.Context) {
 	}
 }
 
-// sweep deletes the expired records if holder has (or takes) the lease,
-// and reports how many it deleted.
-func (s *Service) sweep(ctx context.Context, holder string) (int, error) {
-	ok, err := s.db.TryLease(ctx, sweepLease, holder, s.now(), 2*sweepPeriod)
+// sweep deletes the expired records if this process has (or takes) the
+// lease, and reports how many it deleted.
+func (s *Service) sweep(ctx context.Context) (int, error) {
+	live, err := s.instances.Live(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ok, err := s.takeLease(ctx, sweepLease, live, 2*sweepPeriod)
 	if err != nil || !ok {
 		return 0, err
 	}

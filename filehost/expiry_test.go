@@ -219,7 +219,7 @@ func TestTwoProcessesSweepEachExpiredFileOnce(t *testing.T) {
 		wg.Add(1)
 		go func(i int, e *testEnv) {
 			defer wg.Done()
-			n, err := e.svc.sweep(ctx, fmt.Sprintf("process-%d", i))
+			n, err := e.svc.sweep(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -330,5 +330,37 @@ func TestConsoleUploadSetsAndShowsTheExpiry(t *testing.T) {
 	}
 	if detail := b.Do("GET", "/console/files/"+id, nil).Expect(200); !contains(detail, "<dt>Deleted at</dt>") {
 		t.Fatalf("the file page does not show the expiry: %s", detail.Body)
+	}
+}
+
+func TestSweepTakesTheLeaseOfADeadProcessAtOnce(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	dead := e.deadInstance()
+	if ok, err := e.db.TryLease(ctx, sweepLease, dead, time.Now(), time.Hour); err != nil || !ok {
+		t.Fatalf("the dead process's lease: %v, %v", ok, err)
+	}
+	clock := newTestClock(e)
+	_, alice := e.newUser("alice", 0)
+	mustUpload(t, alice, "x.png", pngBytes(t, 3, 3), "expires_in", "1")
+	clock.advance(2 * time.Second)
+	n, err := e.svc.sweep(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("sweep beside a dead holder's lease deleted %d (%v), want 1", n, err)
+	}
+	if holder, _ := e.db.LeaseHolder(ctx, sweepLease); holder != e.instance.ID {
+		t.Fatalf("the lease is %q's, want this process's %q", holder, e.instance.ID)
+	}
+	// A live holder keeps it.
+	e.db.ReleaseLease(ctx, sweepLease, e.instance.ID)
+	other := newTestEnvOn(t, e.db, t.TempDir())
+	if n, err := other.svc.sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("other sweep: %d, %v", n, err)
+	}
+	if n, err := e.svc.sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep beside a live holder: %d, %v", n, err)
+	}
+	if holder, _ := e.db.LeaseHolder(ctx, sweepLease); holder != other.instance.ID {
+		t.Fatalf("the live holder lost its lease to %q", holder)
 	}
 }

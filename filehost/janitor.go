@@ -77,16 +77,7 @@ func (s *Service) JanitorPass(ctx context.Context) (JanitorReport, error) {
 	if err != nil {
 		return JanitorReport{}, err
 	}
-	holder, err := s.db.LeaseHolder(ctx, janitorLease)
-	if err != nil {
-		return JanitorReport{}, err
-	}
-	if holder != "" && holder != s.instance && !live.Alive(holder) {
-		if err := s.db.ReleaseLease(ctx, janitorLease, holder); err != nil {
-			return JanitorReport{}, err
-		}
-	}
-	ok, err := s.db.TryLease(ctx, janitorLease, s.instance, s.now(), 2*janitorPeriod)
+	ok, err := s.takeLease(ctx, janitorLease, live, 2*janitorPeriod)
 	if err != nil || !ok {
 		return JanitorReport{}, err
 	}
@@ -97,6 +88,24 @@ func (s *Service) JanitorPass(ctx context.Context) (JanitorReport, error) {
 			"deleted", len(rep.Deleted), "kept_referenced", rep.Kept, "temps", len(rep.Temps), "instances", rep.Forgotten)
 	}
 	return rep, err
+}
+
+// takeLease takes the lease called name for this process, or renews it,
+// until ttl from now. A lease whose holder live does not count alive is
+// taken over at once instead of when it runs out, so that background work
+// moves on as soon as the registry knows its process died
+// (docs/design.md#background-work).
+func (s *Service) takeLease(ctx context.Context, name string, live sqlstore.Liveness, ttl time.Duration) (bool, error) {
+	holder, err := s.db.LeaseHolder(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	if holder != "" && holder != s.instance && !live.Alive(holder) {
+		if err := s.db.ReleaseLease(ctx, name, holder); err != nil {
+			return false, err
+		}
+	}
+	return s.db.TryLease(ctx, name, s.instance, s.now(), ttl)
 }
 
 // tidy is the janitor's work, given who is alive. Two at once (a lease
