@@ -186,7 +186,9 @@ three=$(ops "$work/three.json") one=$(ops "$work/one.json")
 echo "   throughput: 1 process $one ops/s, 3 processes $three ops/s, ratio $(python3 -c "print('%.2f' % ($three / $one))") (informational)"
 
 echo "== c. uploads, SIGKILL of folio 2 in the middle"
-bench -url "http://127.0.0.1:$port3" -duration 8s -mix upload -report "$work/kill.json" >"$work/kill.txt" &
+# Every eighth upload is 12 MiB, more than one part of the S3 store's
+# multipart upload, so that the kill can land inside one.
+bench -url "http://127.0.0.1:$port3" -duration 8s -mix upload -large $((12 << 20)) -report "$work/kill.json" >"$work/kill.txt" &
 bench_pid=$!
 sleep 3
 kill -9 "${pids[2]}"

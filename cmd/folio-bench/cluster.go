@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,9 +38,13 @@ func clusterBench(args []string) error {
 	mix := fs.String("mix", "all", "all: every kind of operation; upload: uploads only (for the kill test)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object instead of text")
 	reportPath := fs.String("report", "", "also write the report as JSON to this file")
+	large := fs.Int("large", 0, "make every eighth upload a file of this many bytes (0: none), so that a kill can land inside a multipart upload")
 	fs.Parse(args)
 	if *base == "" || !strings.Contains(*admin, ":") || *clients < 1 || *clients > 60000 {
-		return errors.New("usage: folio-bench cluster -url URL -admin USER:PASSWORD [-clients N] [-duration D] [-mix all|upload] [-json] [-report FILE]")
+		return errors.New("usage: folio-bench cluster -url URL -admin USER:PASSWORD [-clients N] [-duration D] [-mix all|upload] [-large BYTES] [-json] [-report FILE]")
+	}
+	if *large < 0 || *large > 1<<30 {
+		return errors.New("-large: 0 to 1 GiB")
 	}
 	kinds := clusterKinds
 	if *mix == "upload" {
@@ -52,6 +57,7 @@ func clusterBench(args []string) error {
 	if err != nil {
 		return err
 	}
+	c.large = *large
 	rep := c.run(kinds, *clients, *duration)
 	// What the clients were told succeeded must still be there, once,
 	// with its bytes: after a kill too.
@@ -99,6 +105,7 @@ type cluster struct {
 	runID       string // tells this run's names from an earlier run's
 	ipBase      int
 	seq         atomic.Int64
+	large       int // bytes of every eighth upload; 0: none
 
 	// settingsMu makes settings operations one at a time: the value a
 	// read must show is then the last one written, with no other client
@@ -410,6 +417,16 @@ func (c *clusterClient) upload(op string) (id string, u ackedUpload, err error) 
 	n := c.seq.Add(1)
 	u.name = fmt.Sprintf("cluster-%s-%d.png", c.runID, n)
 	img := pngOf(c.ipBase<<40+int(n), 48+int(n%16), 48)
+	if c.large > 0 && n%8 == 0 {
+		// Bytes of no image, larger than a part of the S3 store's
+		// multipart upload.
+		u.name = fmt.Sprintf("cluster-%s-%d.bin", c.runID, n)
+		img = make([]byte, c.large)
+		var seed [32]byte
+		binary.LittleEndian.PutUint64(seed[:], uint64(c.ipBase))
+		binary.LittleEndian.PutUint64(seed[8:], uint64(n))
+		rand.NewChaCha8(seed).Read(img)
+	}
 	u.md5, u.size = md5hex(img), len(img)
 	body := func() (string, io.Reader) { return uploadForm(img, u.name, "1") }
 	for attempt := range maxAttempts {
