@@ -600,49 +600,63 @@ func TestLinksFollowOnlyTrustedProxies(t *testing.T) {
 }
 
 func TestInterruptedUploadLeavesNothing(t *testing.T) {
-	e := newTestEnv(t)
-	uid := e.createUser("alice", 0)
-	addr := strings.TrimPrefix(e.c.Base, "http://")
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	boundary := "XBOUNDARYX"
-	head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n" +
-		"Content-Type: application/octet-stream\r\n\r\n"
-	fmt.Fprintf(conn, "POST /api/v1/upload HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s",
-		addr, e.token(uid), boundary, 10<<20, head)
-	chunk := bytes.Repeat([]byte("x"), 64<<10)
-	for i := 0; i < 16; i++ { // 1 MiB of the announced 10
-		if _, err := conn.Write(chunk); err != nil {
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		// On S3, parts of S3's smallest size and more than two of them sent
+		// before the hang-up, so that a multipart upload is really open.
+		const part = 5 << 20
+		sent := 1 << 20
+		if s3, ok := e.store.(*storage.S3); ok {
+			s3.PartSize = part
+			sent = 2*part + 1<<20
+		}
+		uid := e.createUser("alice", 0)
+		addr := strings.TrimPrefix(e.c.Base, "http://")
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	// Wait until the server has the bytes in a temp file, then hang up.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(e.tempFiles()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if len(e.tempFiles()) == 0 {
-		t.Fatal("upload never reached a temp file")
-	}
-	conn.Close()
-	for len(e.tempFiles()) != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if left := e.tempFiles(); len(left) != 0 {
-		t.Fatalf("temp files left: %v", left)
-	}
-	if files := e.storedFiles(); len(files) != 0 {
-		t.Fatalf("stored files: %v", files)
-	}
-	if n := e.count("SELECT COUNT(*) FROM files"); n != 0 {
-		t.Fatalf("%d records", n)
-	}
-	if used, n := e.usage(uid); used != 0 || n != 0 {
-		t.Fatalf("usage %d/%d", used, n)
-	}
+		defer conn.Close()
+		boundary := "XBOUNDARYX"
+		head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n" +
+			"Content-Type: application/octet-stream\r\n\r\n"
+		fmt.Fprintf(conn, "POST /api/v1/upload HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s",
+			addr, e.token(uid), boundary, 4*part, head)
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for i := 0; i < sent/len(chunk); i++ { // less than the announced length
+			if _, err := conn.Write(chunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Wait until the server has begun storing the bytes, then hang up.
+		deadline := time.Now().Add(20 * time.Second)
+		for len(e.tempFiles()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(e.tempFiles()) == 0 {
+			t.Fatal("upload never reached a temp file")
+		}
+		conn.Close()
+		for len(e.tempFiles()) != 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		// Temps lists temporary objects and, on S3, open multipart uploads.
+		if left := e.tempFiles(); len(left) != 0 {
+			t.Fatalf("temp files left: %v", left)
+		}
+		if files := e.storedFiles(); len(files) != 0 {
+			t.Fatalf("stored files: %v", files)
+		}
+		if n := e.count("SELECT COUNT(*) FROM files"); n != 0 {
+			t.Fatalf("%d records", n)
+		}
+		if n := e.count("SELECT COUNT(*) FROM objects"); n != 0 {
+			t.Fatalf("%d objects", n)
+		}
+		if used, n := e.usage(uid); used != 0 || n != 0 {
+			t.Fatalf("usage %d/%d", used, n)
+		}
+	})
 }
 
 func TestStreamHashedMatchesOneShotHashes(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"testing"
 
 	"folio/storage"
@@ -102,4 +103,48 @@ func randomBytes(n int, seed uint64) []byte {
 func chunked(w io.Writer, b []byte) error {
 	_, err := io.CopyBuffer(w, struct{ io.Reader }{bytes.NewReader(b)}, make([]byte, 100_003))
 	return err
+}
+
+// watchingTransport sends every request to the real server and, once its
+// answer has come, shows both to after: tests count requests of a kind, or
+// cancel a context at a chosen point of a commit.
+type watchingTransport struct {
+	after func(*http.Request, *http.Response)
+}
+
+func (w watchingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		w.after(r, resp)
+	}
+	return resp, err
+}
+
+// watched is a second store on s's bucket whose requests after sees.
+func watched(t *testing.T, s *storage.S3, after func(*http.Request, *http.Response)) *storage.S3 {
+	t.Helper()
+	w, err := storage.NewS3(s.Config(), &http.Client{Transport: watchingTransport{after}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.PartSize, w.CopyLimit, w.CopyPartSize = s.PartSize, s.CopyLimit, s.CopyPartSize
+	return w
+}
+
+// isPartCopy tells an UploadPartCopy request.
+func isPartCopy(r *http.Request) bool {
+	return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source-Range") != ""
+}
+
+// noOpenUploads fails the test when a multipart upload is open anywhere
+// in s's bucket.
+func noOpenUploads(t *testing.T, s *storage.S3) {
+	t.Helper()
+	keys, err := storage.OpenUploads(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Fatalf("multipart uploads left open: %v", keys)
+	}
 }

@@ -36,8 +36,10 @@ const (
 	// upload (one filling, one being sent), whatever the file's size.
 	DefaultPartSize = 8 << 20
 	minPartSize     = 5 << 20 // S3's smallest part but the last
-	maxCopySize     = 5 << 30 // CopyObject's limit; beyond, UploadPartCopy
-	copyPartSize    = 1 << 30
+	// DefaultCopyLimit is CopyObject's limit; beyond it the writer copies
+	// by UploadPartCopy, in parts of DefaultCopyPartSize.
+	DefaultCopyLimit    = 5 << 30
+	DefaultCopyPartSize = 1 << 30
 	// DefaultPageSize is S3's own largest page of ListObjectsV2.
 	DefaultPageSize = 1000
 )
@@ -56,6 +58,12 @@ type S3 struct {
 	// lower them so that many parts and pages stay quick.
 	PartSize int
 	PageSize int
+	// CopyLimit is the largest object Commit copies in one CopyObject;
+	// above it, UploadPartCopy copies CopyPartSize bytes at a time (at
+	// least minPartSize: S3 refuses smaller parts but the last). Tests
+	// lower both so that the part copy runs on small content.
+	CopyLimit    int64
+	CopyPartSize int64
 	// bufs holds part buffers for reuse across uploads; it is shared by
 	// the copies WithInstance makes.
 	bufs *sync.Pool
@@ -111,6 +119,7 @@ func NewS3(cfg S3Config, client *http.Client) (*S3, error) {
 		cfg: cfg, endpoint: u, client: client,
 		sig:      signer{accessKey: cfg.AccessKey, secretKey: cfg.SecretKey, region: cfg.Region, service: "s3"},
 		PartSize: DefaultPartSize, PageSize: DefaultPageSize,
+		CopyLimit: DefaultCopyLimit, CopyPartSize: DefaultCopyPartSize,
 		bufs: &sync.Pool{}, now: time.Now,
 	}, nil
 }

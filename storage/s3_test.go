@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,4 +220,82 @@ func vmHWM() int64 {
 		}
 	}
 	return 0
+}
+
+func TestS3CopiesBeyondTheCopyLimitInParts(t *testing.T) {
+	const size = 16<<20 + 12345
+	want := randomBytes(size, 8)
+	for _, tc := range []struct {
+		name     string
+		partSize int64
+		copies   int64 // UploadPartCopy requests
+	}{
+		{"parts of S3's minimum", 5 << 20, 4},
+		{"a smaller part size is raised to S3's minimum", 1 << 20, 4},
+		{"parts of 8 MiB", 8 << 20, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := storagetest.S3(t)
+			s.PartSize, s.CopyLimit, s.CopyPartSize = testPart, 6<<20, tc.partSize
+			var copies atomic.Int64
+			w := watched(t, s, func(r *http.Request, _ *http.Response) {
+				if isPartCopy(r) {
+					copies.Add(1)
+				}
+			})
+			wr, err := w.Begin(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := chunked(wr, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := wr.Commit("copied/big.bin"); err != nil {
+				t.Fatal(err)
+			}
+			if got := copies.Load(); got != tc.copies {
+				t.Errorf("%d UploadPartCopy requests, want %d", got, tc.copies)
+			}
+			if got := read(t, s, "copied/big.bin"); got != string(want) {
+				t.Fatalf("%d bytes read back as %d different ones", size, len(got))
+			}
+			if got := keys(t, s); len(got) != 1 || got["copied/big.bin"] != size {
+				t.Fatalf("bucket holds %v", got)
+			}
+			noTemps(t, s)
+			noOpenUploads(t, s)
+		})
+	}
+}
+
+func TestS3PartCopyFailingHalfwayLeavesNothing(t *testing.T) {
+	s := storagetest.S3(t)
+	s.PartSize, s.CopyLimit, s.CopyPartSize = testPart, 6<<20, testPart
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The request's context ends once the first range is copied, as when
+	// the client goes away during the commit.
+	w := watched(t, s, func(r *http.Request, _ *http.Response) {
+		if isPartCopy(r) {
+			cancel()
+		}
+	})
+	wr, err := w.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chunked(wr, randomBytes(3*testPart+1, 9)); err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.Commit("copied/big.bin"); err == nil {
+		t.Fatal("commit succeeded after its context ended")
+	}
+	if _, err := s.Stat(context.Background(), "copied/big.bin"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Stat of the final key = %v, want ErrNotFound", err)
+	}
+	if got := keys(t, s); len(got) != 0 {
+		t.Fatalf("objects left: %v", got)
+	}
+	noTemps(t, s)
+	noOpenUploads(t, s)
 }

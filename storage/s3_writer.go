@@ -254,11 +254,11 @@ func (w *s3Writer) complete() (int64, error) {
 }
 
 // copyTo copies the temporary object to dst on the server: CopyObject up
-// to its 5 GiB limit, UploadPartCopy by 1 GiB ranges beyond.
+// to s.CopyLimit, UploadPartCopy by s.CopyPartSize ranges beyond.
 func (w *s3Writer) copyTo(dst string, size int64, hdr http.Header) error {
 	s := w.s
 	src := "/" + s.cfg.Bucket + "/" + sigEscape(w.tmpKey, false)
-	if size <= maxCopySize {
+	if size <= s.CopyLimit {
 		h := hdr.Clone()
 		h.Set("X-Amz-Copy-Source", src)
 		var out struct{}
@@ -270,10 +270,11 @@ func (w *s3Writer) copyTo(dst string, size int64, hdr http.Header) error {
 	if err := s.doXML(w.ctx, http.MethodPost, dst, url.Values{"uploads": {""}}, nil, nil, &created); err != nil {
 		return err
 	}
+	step := max(s.CopyPartSize, minPartSize)
 	var parts []completedPart
 	err := func() error {
-		for off, n := int64(0), 1; off < size; off, n = off+copyPartSize, n+1 {
-			end := min(off+copyPartSize, size) - 1
+		for off, n := int64(0), 1; off < size; off, n = off+step, n+1 {
+			end := min(off+step, size) - 1
 			h := http.Header{"X-Amz-Copy-Source": {src}, "X-Amz-Copy-Source-Range": {fmt.Sprintf("bytes=%d-%d", off, end)}}
 			var out struct {
 				ETag string `xml:"ETag"`

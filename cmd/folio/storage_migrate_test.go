@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,8 +247,7 @@ func TestStorageMigrateToS3AndBack(t *testing.T) {
 	}
 	want := storeDigests(t, local)
 
-	s3Lines := fmt.Sprintf("storage.s3.endpoint = %q\nstorage.s3.bucket = %q\nstorage.s3.access_key = %q\nstorage.s3.secret_key = %q\n",
-		s3cfg.Endpoint, s3cfg.Bucket, s3cfg.AccessKey, s3cfg.SecretKey)
+	s3Lines := s3ConfigLines(s3cfg)
 	appendConfig(t, site.config, s3Lines)
 
 	migrate := func(config, to string) migrateReport {
@@ -275,9 +273,7 @@ func TestStorageMigrateToS3AndBack(t *testing.T) {
 	}
 
 	// A server switched to s3 serves every link from the bucket.
-	_, c := newTestAppOn(t, site.db, "FOLIO_STORAGE_DRIVER=s3",
-		"FOLIO_STORAGE_S3_ENDPOINT="+s3cfg.Endpoint, "FOLIO_STORAGE_S3_BUCKET="+s3cfg.Bucket,
-		"FOLIO_STORAGE_S3_ACCESS_KEY="+s3cfg.AccessKey, "FOLIO_STORAGE_S3_SECRET_KEY="+s3cfg.SecretKey)
+	_, c := newTestAppOn(t, site.db, s3Env(s3cfg)...)
 	for _, f := range files {
 		if got := c.Do("GET", f.Link, nil).Expect(200).Body; !bytes.Equal(got, f.Content) {
 			t.Errorf("%s from the bucket: %d bytes, want %d", f.Link, len(got), len(f.Content))
