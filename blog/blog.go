@@ -45,6 +45,9 @@ type Deps struct {
 	// EnqueueOnly queues AI jobs without running them: a command's blog,
 	// whose jobs a serving process picks up.
 	EnqueueOnly bool
+	// Console, when not nil, is the web console's frame: the blog then
+	// serves its console pages under /console/blog (docs/console.md).
+	Console *auth.Console
 }
 
 // AIMetrics is told of each call to the AI provider, background or on
@@ -58,6 +61,7 @@ type AIMetrics interface {
 type Blog struct {
 	db        *sqlstore.DB
 	auth      *auth.Service
+	console   *auth.Console
 	settings  SettingsGroups
 	templates fs.FS
 	logger    *slog.Logger
@@ -100,6 +104,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	b := &Blog{
 		db:           d.DB,
 		auth:         d.Auth,
+		console:      d.Console,
 		settings:     d.Settings,
 		templates:    d.Templates,
 		logger:       d.Logger,

@@ -114,6 +114,10 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	admin("POST /api/v1/admin/ai/summary", b.handleAISummary)
 	admin("POST /api/v1/admin/ai/tags", b.handleAITags)
 
+	if b.console != nil {
+		b.consoleRoutes(rt)
+	}
+
 	// The catch-all: an /api/ path no surface owns is the blog's, so it
 	// answers in the envelope most of the API uses.
 	api.Fallback("/api/")
