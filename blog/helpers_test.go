@@ -46,6 +46,10 @@ type setup struct {
 	// tests can play several client IPs (rate limits are per IP) with
 	// X-Forwarded-For.
 	handler func(t testing.TB, routes *httpx.Router, b *blog.Blog) http.Handler
+	// console serves the blog's console pages (console_helpers_test.go).
+	console bool
+	// deps, when not nil, changes the blog's Deps before it is built.
+	deps func(d *blog.Deps)
 }
 
 // newEnvWith builds the blog on a fresh database, serves it, logs the
@@ -59,8 +63,15 @@ func newEnvWith(t testing.TB, s setup) (*env, *blog.Blog) {
 	if s.log == nil {
 		s.log = io.Discard
 	}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
-		Logger: slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: s.now})
+	d := blog.Deps{DB: db, Auth: a, Settings: st, Templates: templates.FS,
+		Logger: slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelDebug})), Now: s.now}
+	if s.console {
+		d.Console = newConsoleFrame(t, a, st)
+	}
+	if s.deps != nil {
+		s.deps(&d)
+	}
+	b, err := blog.New(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
