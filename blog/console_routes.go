@@ -39,6 +39,10 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 
 	// Revisions and preview links (console_revisions_http.go).
 
+	// Preview links (console_preview_http.go).
+	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreview))
+	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreview))
+
 	// Pages (console_pages_http.go).
 
 	// Categories and tags (console_terms_http.go).
