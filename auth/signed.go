@@ -233,3 +233,20 @@ func (s *Service) Open(purpose, value string) (payload string, ok bool) {
 	}
 	return s.valueSigner(purpose).openAt(value, s.now())
 }
+
+// OpenAny is Open without the clock: it returns the payload and expiry of a
+// value Seal made for purpose, expired or not, so that a caller can tell a
+// link that has run out (worth a "this link has expired" page) from one
+// that was never valid. ok is false for a value that is not exactly what
+// Seal wrote, or that was made for another purpose; the caller must check
+// exp itself before trusting the payload for anything but that message.
+func (s *Service) OpenAny(purpose, value string) (payload string, exp time.Time, ok bool) {
+	if !validPurpose(purpose) {
+		return "", time.Time{}, false
+	}
+	payload, unix, ok := s.valueSigner(purpose).open(value)
+	if !ok {
+		return "", time.Time{}, false
+	}
+	return payload, time.Unix(unix, 0), true
+}

@@ -41,6 +41,46 @@ func TestSealedValuesAreBoundToPurposeAndTime(t *testing.T) {
 	}
 }
 
+func TestOpenAnyIgnoresOnlyTheClock(t *testing.T) {
+	e := newEnv(t)
+	s := e.svc
+	exp := e.clock.Now().Add(time.Minute).Truncate(time.Second)
+	v := s.Seal("preview", "post-1", exp)
+	if got, x, ok := s.OpenAny("preview", v); !ok || got != "post-1" || !x.Equal(exp) {
+		t.Fatalf("OpenAny = %q, %v, %v", got, x, ok)
+	}
+	e.clock.Advance(time.Hour)
+	if _, ok := s.Open("preview", v); ok {
+		t.Fatal("Open accepts an expired value")
+	}
+	// Expired, it still opens, with its expiry: the caller tells an
+	// expired link from a forged one.
+	if got, x, ok := s.OpenAny("preview", v); !ok || got != "post-1" || !x.Equal(exp) {
+		t.Fatalf("OpenAny of an expired value = %q, %v, %v", got, x, ok)
+	}
+	for name, value := range map[string]string{
+		"tampered payload": strings.Replace(v, "post-1", "post-2", 1),
+		"tampered expiry":  strings.Replace(v, ".", ".9", 1),
+		"tampered mac":     v[:len(v)-2] + tamper(v[len(v)-2:]),
+		"no mac":           v[:strings.LastIndexByte(v, '.')],
+		"empty":            "",
+		"dots":             "..",
+	} {
+		if _, _, ok := s.OpenAny("preview", value); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, _, ok := s.OpenAny("ticket", v); ok {
+		t.Error("a value made for one purpose is accepted for another")
+	}
+	if _, _, ok := s.OpenAny("", v); ok {
+		t.Error("OpenAny with an empty purpose accepted something")
+	}
+	if _, _, ok := s.OpenAny("preview", s.Seal("ticket", "post-1", exp)); ok {
+		t.Error("a value sealed for another purpose is accepted")
+	}
+}
+
 func TestSealMakesOnlyValuesOpenAccepts(t *testing.T) {
 	e := newEnv(t)
 	exp := e.clock.Now().Add(time.Hour)

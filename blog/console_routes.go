@@ -28,9 +28,11 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 
 // consoleRoutes registers the blog half of the web console, under
 // /console/blog. Misses under /console/ are the file host's console
-// surface's, which answers them with the console's error page.
+// surface's, which answers them with the console's error page, and a 405
+// in envelope A: the surface is declared in that envelope too, so that
+// the whole console answers alike.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
-	p := consolePages{rt.Pages("console-blog", httpx.BlogAPI), b.console}
+	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
 	_ = p
 
 	// Dashboard (console_dashboard_http.go).
@@ -38,6 +40,10 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	// Posts and the editor (console_posts_http.go).
 
 	// Revisions and preview links (console_revisions_http.go).
+
+	// Preview links (console_preview_http.go).
+	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreview))
+	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreview))
 
 	// Pages (console_pages_http.go).
 

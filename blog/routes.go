@@ -114,6 +114,10 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	admin("POST /api/v1/admin/ai/summary", b.handleAISummary)
 	admin("POST /api/v1/admin/ai/tags", b.handleAITags)
 
+	// Preview links (preview.go): making one changes nothing the site
+	// shows, so it does not mark the site changed.
+	api.Handle("POST /api/v1/admin/posts/{id}/preview-link", requireAdmin(env.Handle(b.handleCreatePreviewLink)))
+
 	if b.console != nil {
 		b.consoleRoutes(rt)
 	}

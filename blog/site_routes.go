@@ -24,6 +24,9 @@ func (s *Site) Routes(rt *httpx.Router) {
 	site.Handle("GET /sitemap.xml", s.handle(s.sitemap))
 	site.Handle("GET /robots.txt", s.handle(s.robots))
 	site.Handle("GET /static/{file}", http.HandlerFunc(s.static))
+	// A signed preview of a post (preview.go): in both render modes, and
+	// never through the page cache.
+	site.Handle("GET /preview/{token}", http.HandlerFunc(s.preview))
 
 	site.Fallback("/")
 	// Only what is under /api/ is the API: the bare /api is a page path,

@@ -33,6 +33,10 @@ const (
 	KindTag      = "tag"
 	KindSearch   = "search"
 	KindNotFound = "404"
+	// KindPreviewExpired is the 410 page of a preview link past its
+	// expiry (docs/console.md#preview-links). It is not required of a
+	// theme: without one the embedded page is used.
+	KindPreviewExpired = "preview-expired"
 )
 
 // pageWrapper is the site template that frames a standalone page; the page
@@ -254,6 +258,7 @@ func (e *Engine) funcs() template.FuncMap {
 		},
 		"date":        func(t time.Time) string { return t.UTC().Format("2 January 2006") },
 		"isoDate":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"dateTime":    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
 		"postURL":     func(slug string) string { return "/posts/" + url.PathEscape(slug) },
 		"pageURL":     func(slug string) string { return "/pages/" + url.PathEscape(slug) },
 		"categoryURL": func(slug string) string { return "/categories/" + url.PathEscape(slug) },

@@ -34,6 +34,23 @@ type View struct {
 	// JSON config, as the page templates expect them.
 	Page   any
 	Config map[string]any
+
+	// Preview, when not nil, marks the page as a signed preview of a post
+	// (docs/console.md#preview-links): the layout shows a banner saying so.
+	// A theme's older layout.html without it still renders, bannerless.
+	Preview *Preview
+}
+
+// Preview is what the banner of a preview page says.
+type Preview struct {
+	// State is "draft", "scheduled", "published" or "archived".
+	State string
+	// PublishAt is when a scheduled post goes public.
+	PublishAt time.Time
+	// Until is when the link stops working.
+	Until time.Time
+	// PublicURL is the post's own address while it is public, else empty.
+	PublicURL string
 }
 
 // Site holds the site-wide settings a template shows.

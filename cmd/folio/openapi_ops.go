@@ -410,6 +410,22 @@ func operations() map[string]operation {
 		"POST /console/admin/settings": post("consoleUpdateSettings", "Change the upload settings", console,
 			formBody("allow_guest_upload", "allow_register", "allow_duplicate", "strip_metadata", "max_file_size", "default_quota", "allowed_types", "forbidden_exts", "path_pattern", "form_token"),
 			back("Back to the settings."), 422),
+
+		// Preview links (docs/console.md#preview-links).
+		"POST /api/v1/admin/posts/{id}/preview-link": {id: "createPreviewLink", summary: "A signed, expiring link showing a post of any status", tag: "posts", auth: admin,
+			description: "The link opens `GET /preview/{token}`, in both render modes. Nothing is stored: a link cannot be revoked on its own; deleting the post ends it.",
+			body: &requestBody{mediaType: "application/json", schema: object(map[string]schema{
+				"expires_in_hours": {"type": "integer", "minimum": 1, "maximum": 720, "description": "How long the link works; default 168 (7 days)."}}, "expires_in_hours")},
+			responses: responses(okB(201, object(map[string]schema{"url": stringOf("The absolute link, on this server's own origin."), "expires_at": dateTime("")})),
+				errsB(400, 401, 403, 404, 413, 422))},
+		"GET /preview/{token}": {id: "sitePreview", summary: "A post as the classic theme renders it, through a preview link", tag: "site",
+			description: "In both render modes. Sends `Cache-Control: no-store`, `X-Robots-Tag: noindex` and `Referrer-Policy: no-referrer`.",
+			responses: responses(htmlPage(200, "The post with the preview banner."),
+				htmlPage(404, "Not a link this site made, made for another use, altered, or its post deleted: the site's 404 page."),
+				htmlPage(410, "The link has expired: a page asking for a new one."))},
+		"GET /console/blog/posts/{id}/preview": page("consoleBlogPreview", "What a preview link is, and the form to make one", console, forbiddenAdmin, htmlPage(404, "No such post.")),
+		"POST /console/blog/posts/{id}/preview": post("consoleBlogMakePreview", "Make a preview link", console, formBody("expires_in_hours", "form_token"),
+			htmlPage(200, "The page with the link (not a redirect)."), 404, 422),
 	}
 }
 

@@ -769,6 +769,50 @@ async function stepAdmin(browser, u) {
   await settle(u.page);
 }
 
+// stepPreview: the administrator makes a preview link of a draft in the
+// console, and a visitor with no cookies opens it (docs/console.md#preview-links).
+async function stepPreview(browser) {
+  if (!state.admin) {
+    const a = await newContext(browser, "admin");
+    state.admin = a;
+    await signIn(a.page, ADMIN_USER, ADMIN_PASSWORD);
+  }
+  const page = state.admin.page;
+  await go(page, "/console/tokens"); // any console page: the fetch below goes from its origin
+  const title = `Browser preview draft ${Date.now()}`;
+  const made = await page.evaluate(async (title) => {
+    const r = await fetch("/api/v1/admin/posts", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ title, content_markdown: "A **draft** that only the link opens.", status: "draft" }),
+    });
+    return { status: r.status, body: await r.json() };
+  }, title);
+  check(made.status === 201, `creating the draft answered ${made.status}: ${JSON.stringify(made.body)}`);
+  const id = made.body.data.id;
+
+  await go(page, `/console/blog/posts/${id}/preview`);
+  await need(page, "#preview-form", "the preview-link form #preview-form");
+  await look(page, "blog-preview");
+  await page.locator("#preview-hours").selectOption("24");
+  await submit(page, "#preview-form");
+  const url = await valueOf(page, "#preview-url");
+  check(url.startsWith(BASE + "/preview/"), `#preview-url holds ${url}, not a preview link`);
+  check((await page.locator("#preview-open").getAttribute("href")) === url, "Open preview does not lead to the link");
+  await look(page, "blog-preview-made");
+
+  const v = await newContext(browser, "visitor");
+  try {
+    await go(v.page, url);
+    await need(v.page, "#preview-banner", "the preview banner #preview-banner");
+    check((await v.page.locator("h1").textContent()).trim() === title, "the preview does not show the draft's title");
+    check((await v.page.locator("#preview-banner").textContent()).includes("this post is not public"), "the banner does not say the post is not public");
+    check((await v.page.locator("main strong").allTextContents()).includes("draft"), "the draft's content is missing");
+    await look(v.page, "preview");
+  } finally {
+    await v.context.close();
+  }
+}
+
 // ---------------------------------------------------------------------------
 
 async function main() {
@@ -786,6 +830,7 @@ async function main() {
     ["e. tokens and ShareX", () => stepTokens(u)],
     ["f. two-factor sign-in", () => stepTOTP(u)],
     ["g. administration", () => stepAdmin(browser, u)],
+    ["h. preview link, signed out", () => stepPreview(browser)],
   ];
   let failed = false;
   try {
