@@ -36,6 +36,13 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	// Dashboard (console_dashboard_http.go).
 
 	// Posts and the editor (console_posts_http.go).
+	p.Handle("GET /console/blog/posts", p.admin(b.handleConsolePosts))
+	p.Handle("GET /console/blog/posts/new", p.admin(b.handleConsoleNewPost))
+	p.Handle("POST /console/blog/posts", p.admin(b.handleConsoleCreatePost))
+	p.Handle("GET /console/blog/posts/{id}", p.admin(b.handleConsolePost))
+	p.Handle("POST /console/blog/posts/{id}", p.admin(b.handleConsoleSavePost))
+	p.Handle("POST /console/blog/posts/{id}/delete", p.admin(b.handleConsoleDeletePost))
+	p.Handle("POST /console/blog/preview", p.admin(b.handleConsolePreview))
 
 	// Revisions and preview links (console_revisions_http.go).
 
