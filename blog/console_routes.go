@@ -30,7 +30,9 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 // /console/blog. Misses under /console/ are the file host's console
 // surface's, which answers them with the console's error page.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
-	p := consolePages{rt.Pages("console-blog", httpx.BlogAPI), b.console}
+	// Envelope A, as the console surface: a wrong method under /console/
+	// is answered by its fallback, so the whole console answers alike.
+	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
 	_ = p
 
 	// Dashboard (console_dashboard_http.go).
