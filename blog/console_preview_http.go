@@ -21,9 +21,9 @@ type previewPage struct {
 	Copy templates.ConsoleCopy
 }
 
-// handleConsolePreview is GET /console/blog/posts/{id}/preview: what a
+// handleConsolePreviewLink is GET /console/blog/posts/{id}/preview: what a
 // preview link is, and the form that makes one.
-func (b *Blog) handleConsolePreview(w http.ResponseWriter, r *http.Request) error {
+func (b *Blog) handleConsolePreviewLink(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.previewPost(r)
 	if err != nil {
 		return err
@@ -31,11 +31,11 @@ func (b *Blog) handleConsolePreview(w http.ResponseWriter, r *http.Request) erro
 	return b.renderConsolePreview(w, r, http.StatusOK, p, defaultPreviewHours, nil, "")
 }
 
-// handleConsoleMakePreview is POST /console/blog/posts/{id}/preview. The
+// handleConsoleMakePreviewLink is POST /console/blog/posts/{id}/preview. The
 // answer is the page with the link, not a redirect: the link opens the
 // draft to anyone holding it, so it travels neither in a URL nor in a
 // cookie (as a new API token, docs/console.md#tokens-and-clients).
-func (b *Blog) handleConsoleMakePreview(w http.ResponseWriter, r *http.Request) error {
+func (b *Blog) handleConsoleMakePreviewLink(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.previewPost(r)
 	if err != nil {
 		return err

@@ -33,17 +33,23 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 // the whole console answers alike.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
-	_ = p
 
 	// Dashboard (console_dashboard_http.go).
 
 	// Posts and the editor (console_posts_http.go).
+	p.Handle("GET /console/blog/posts", p.admin(b.handleConsolePosts))
+	p.Handle("GET /console/blog/posts/new", p.admin(b.handleConsoleNewPost))
+	p.Handle("POST /console/blog/posts", p.admin(b.handleConsoleCreatePost))
+	p.Handle("GET /console/blog/posts/{id}", p.admin(b.handleConsolePost))
+	p.Handle("POST /console/blog/posts/{id}", p.admin(b.handleConsoleSavePost))
+	p.Handle("POST /console/blog/posts/{id}/delete", p.admin(b.handleConsoleDeletePost))
+	p.Handle("POST /console/blog/preview", p.admin(b.handleConsolePreview))
 
-	// Revisions and preview links (console_revisions_http.go).
+	// Revisions (console_revisions_http.go).
 
 	// Preview links (console_preview_http.go).
-	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreview))
-	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreview))
+	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreviewLink))
+	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreviewLink))
 
 	// Pages (console_pages_http.go).
 

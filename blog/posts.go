@@ -60,7 +60,17 @@ type postFilter struct {
 	Keyword    string
 	TagID      string
 	CategoryID string
+	// When narrows published posts by their date against now: "scheduled"
+	// (still in the future) or "visible" (already shown). The console's
+	// list filters by it (docs/console.md#posts-and-the-editor).
+	When string
 }
+
+// Values of postFilter.When.
+const (
+	whenScheduled = "scheduled"
+	whenVisible   = "visible"
+)
 
 // postInput is the create and PUT body. Fields left out take their
 // defaults; content_html is ignored, the server renders it.

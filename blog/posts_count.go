@@ -81,7 +81,7 @@ type postKey struct {
 
 // listKey names the list f selects in postCounts.
 func listKey(f postFilter) string {
-	return fmt.Sprintf("%t|%s|%s|%s", f.Public, f.Status, f.CategoryID, f.TagID)
+	return fmt.Sprintf("%t|%s|%s|%s|%s", f.Public, f.Status, f.CategoryID, f.TagID, f.When)
 }
 
 // postTotal returns the number of posts f selects at now, and the posts

@@ -67,6 +67,12 @@ func (b *Blog) postWhere(f postFilter, now time.Time, after *postKey) where {
 	if f.Status != "" {
 		w.add("p.status = ?", f.Status)
 	}
+	switch f.When {
+	case whenScheduled:
+		w.add("p.status = 'published' AND p.published_at > ?", sqlstore.FromTime(now))
+	case whenVisible:
+		w.add("p.status = 'published' AND p.published_at <= ?", sqlstore.FromTime(now))
+	}
 	if f.CategoryID != "" {
 		w.add("p.category_id = ?", f.CategoryID)
 	}

@@ -426,8 +426,31 @@ func operations() map[string]operation {
 		"GET /console/blog/posts/{id}/preview": page("consoleBlogPreview", "What a preview link is, and the form to make one", console, forbiddenAdmin, htmlPage(404, "No such post.")),
 		"POST /console/blog/posts/{id}/preview": post("consoleBlogMakePreview", "Make a preview link", console, formBody("expires_in_hours", "form_token"),
 			htmlPage(200, "The page with the link (not a redirect)."), 404, 422),
+		// Console: the blog's posts and the editor.
+		"GET /console/blog/posts": with(page("consoleBlogPosts", "Every post, newest first", console, forbiddenAdmin, htmlPage(400, "A bad `page`, `status` or `category`.")),
+			pageParam(), queryParam("status", enum("", "all", "draft", "scheduled", "published", "archived"), "Published splits by date: `scheduled` (still to come) and `published` (visible now)."),
+			queryParam("q", stringOf(""), "A keyword in the title, summary or text."), queryParam("category", stringOf(""), "A category id.")),
+		"GET /console/blog/posts/new": page("consoleBlogNewPost", "The editor for a new post", console, forbiddenAdmin),
+		"POST /console/blog/posts": post("consoleBlogCreatePost", "Create a post", console, formBody(consolePostFields...),
+			back("To the new post's editor."), 409, 413, 422),
+		"GET /console/blog/posts/{id}": page("consoleBlogPost", "The editor of a post", console, forbiddenAdmin, htmlPage(404, "Not found.")),
+		"POST /console/blog/posts/{id}": post("consoleBlogSavePost", "Save a post", console, formBody(consolePostFields...),
+			back("Back to the editor."), 404, 409, 413, 422),
+		"POST /console/blog/posts/{id}/delete": post("consoleBlogDeletePost", "Delete a post", console, formBody("form_token"), back("To the list."), 404),
+		"POST /console/blog/preview": {id: "consoleBlogRenderPreview", summary: "The editor's live preview", tag: "console", auth: console,
+			description: "Renders `content_markdown` as the site renders a post. The form token goes in the `X-Form-Token` header.",
+			body:        formBody("content_markdown"),
+			responses: responses(response{status: 200, description: "The HTML and the table of contents.", content: jsonContent(object(map[string]schema{
+				"html": stringOf("The rendered HTML."),
+				"toc":  schema{"type": "array", "items": object(map[string]schema{"level": integer(""), "text": stringOf(""), "id": stringOf("")})},
+			}))}, redirect(303, "No console session: to the sign-in page."), htmlPage(403, "A `user` account, or a missing or stale form token."),
+				htmlPage(413, "Longer than a post may be."), htmlPage(422, errorText(422)))},
 	}
 }
+
+// consolePostFields are the fields of the post editor's form.
+var consolePostFields = []string{"title", "slug", "content_markdown", "status", "published_at", "published_at_utc",
+	"category_id", "tags", "cover_image", "summary", "show_comments", "form_token"}
 
 // listCommentsOp is the public list of a post's approved comments.
 func listCommentsOp() operation {

@@ -813,6 +813,103 @@ async function stepPreview(browser) {
   }
 }
 
+// stepBlogPost writes a post in the blog's editor as the administrator:
+// the slug follows the title, a pasted image is uploaded into the
+// Markdown, the preview renders a table and a footnote, unsaved text
+// survives a reload, a future date schedules the post, and a slug change
+// saves. Leaves state.blogPost = {id, slug}.
+async function stepBlogPost(browser) {
+  if (!state.admin) {
+    const a = await newContext(browser, "admin");
+    state.admin = a;
+    await signIn(a.page, ADMIN_USER, ADMIN_PASSWORD);
+  }
+  const page = state.admin.page;
+  await go(page, "/console/blog/posts");
+  await need(page, "#new-post", "the New post link #new-post");
+  await look(page, "blog-posts");
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.locator("#new-post").click()]);
+  check((await path(page)) === "/console/blog/posts/new", `New post led to ${page.url()}`);
+  await need(page, "form[data-editor] #post-content", "the editor's textarea");
+  await look(page, "blog-post-new");
+
+  const title = `Tide Tables ${Date.now() % 100000}`;
+  await page.locator("#post-title").pressSequentially(title);
+  const slugWanted = title.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  check((await valueOf(page, "#post-slug")) === slugWanted, `the slug is "${await valueOf(page, "#post-slug")}", want "${slugWanted}"`);
+
+  const markdown = "Low and high water.[^1]\n\n| Port | Low | High |\n|---|---|---|\n| Brest | 06:10 | 12:25 |\n\n[^1]: Times are local.\n\n";
+  const source = page.locator("#post-content");
+  await source.click();
+  await source.pressSequentially("Intro. ");
+  await source.evaluate((el, md) => {
+    el.setRangeText(md, el.value.length, el.value.length, "end");
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, markdown);
+  await page.evaluate((f) => {
+    const bin = atob(f.b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], f.name, { type: f.type }));
+    const ta = document.querySelector("#post-content");
+    ta.focus();
+    ta.dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: dt }));
+  }, { name: "tide-chart.png", type: PASTED.type, b64: png(60, 40, 5).toString("base64") });
+  await page.waitForFunction(() => /!\[[^\]]*\]\([^)]*\/i\/[^)]+\)/.test(document.querySelector("#post-content").value), null, { timeout: WAIT })
+    .catch(() => fail("the pasted image's ![...](/i/...) never appeared in the Markdown"));
+  await page.waitForFunction(() => {
+    const p = document.querySelector("[data-md-preview]");
+    return p.querySelector("table") && p.querySelector(".footnotes") && p.querySelector('img[src*="/i/"]');
+  }, null, { timeout: WAIT }).catch(() => fail("the preview lacks the table, the footnote or the image"));
+  check(/Preview updated/.test(await valueOf(page, "[data-md-status]")), "the preview status does not say Preview updated");
+  const typed = await valueOf(page, "#post-content");
+
+  // Unsaved text survives a reload.
+  await page.waitForTimeout(700); // the draft is stored 400 ms after the last change
+  await page.reload({ waitUntil: "load" });
+  await need(page, ".draft-notice", "the restored-draft notice");
+  check((await valueOf(page, "#post-content")) === typed, "the unsaved Markdown was not restored after a reload");
+  check((await valueOf(page, "#post-title")) === title, "the unsaved title was not restored");
+  await look(page, "blog-post-restored");
+
+  // Published, a day ahead: scheduled.
+  await page.locator("#post-status").selectOption("published");
+  const pad = (n) => String(n).padStart(2, "0");
+  const local = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  await page.locator("#post-published").fill(local(new Date(Date.now() + 24 * 3600 * 1000)));
+  await submit(page, "#post-editor");
+  check(/^\/console\/blog\/posts\/[0-9a-f-]{32,36}$/.test(await path(page)), `saving led to ${page.url()}`);
+  check((await flash(page)) === "Post created.", "no Post created. flash");
+  const id = (await path(page)).split("/").pop();
+  const stored = await page.evaluate((k) => localStorage.getItem(k), "folio:draft:post:new");
+  check(stored === null, "the new-post draft was not cleared after the save");
+  await look(page, "blog-post-edit");
+
+  await go(page, "/console/blog/posts?status=scheduled");
+  await need(page, `tr[data-post="${id}"] .status-scheduled`, "the post listed as scheduled");
+
+  // Now: published and visible.
+  await go(page, `/console/blog/posts/${id}`);
+  await page.locator("#post-published").fill(local(new Date(Date.now() - 60 * 1000)));
+  await submit(page, "#post-editor");
+  check((await flash(page)) === "Saved.", "no Saved. flash");
+  const slug = await valueOf(page, "#post-slug");
+  await need(page, "#view-on-site", "the View on site link");
+  await go(page, `/posts/${slug}`);
+  await need(page, "article table, main table", "the table on the site's post");
+  await settle(page);
+
+  // A new slug.
+  await go(page, `/console/blog/posts/${id}`);
+  const newSlug = `${slug}-moved`;
+  await page.locator("#post-slug").fill(newSlug);
+  await submit(page, "#post-editor");
+  check((await flash(page)) === "Saved.", "no Saved. flash after the slug change");
+  check((await valueOf(page, "#post-slug")) === newSlug, "the slug was not saved");
+  state.blogPost = { id, slug: newSlug };
+}
+
 // ---------------------------------------------------------------------------
 
 async function main() {
@@ -830,7 +927,8 @@ async function main() {
     ["e. tokens and ShareX", () => stepTokens(u)],
     ["f. two-factor sign-in", () => stepTOTP(u)],
     ["g. administration", () => stepAdmin(browser, u)],
-    ["h. preview link, signed out", () => stepPreview(browser)],
+    ["h. write a post in the editor", () => stepBlogPost(browser)],
+    ["i. preview link, signed out", () => stepPreview(browser)],
   ];
   let failed = false;
   try {
