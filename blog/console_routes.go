@@ -28,9 +28,11 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 
 // consoleRoutes registers the blog half of the web console, under
 // /console/blog. Misses under /console/ are the file host's console
-// surface's, which answers them with the console's error page.
+// surface's, which answers them with the console's error page, and a 405
+// in envelope A: the surface declares that envelope too, so that all of
+// /console/ answers alike.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
-	p := consolePages{rt.Pages("console-blog", httpx.BlogAPI), b.console}
+	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
 	// Writes change what the classic site may show: once one succeeds the
 	// site is marked changed, as after the API's (site_changed.go).
 	write := func(h httpx.HandlerFunc) http.Handler { return b.changesSite(p.admin(h)) }
