@@ -48,6 +48,26 @@ type Deps struct {
 	// Console, when not nil, is the web console's frame: the blog then
 	// serves its console pages under /console/blog (docs/console.md).
 	Console *auth.Console
+	// Storage, when not nil, tells the console's blog dashboard what the
+	// file host stores (cmd/folio supplies the file host's numbers; the
+	// blog never imports it). Without it the panel is left out.
+	Storage StorageUsage
+}
+
+// StorageUsage reports what the file host stores, cheaply enough for a
+// dashboard.
+type StorageUsage interface {
+	StorageUsage(ctx context.Context) (StorageStats, error)
+}
+
+// StorageStats are the file host's totals: its files, the bytes they add
+// up to, the bytes actually stored once identical content is shared, and
+// its accounts.
+type StorageStats struct {
+	Files       int64
+	Bytes       int64
+	StoredBytes int64
+	Users       int64
 }
 
 // AIMetrics is told of each call to the AI provider, background or on
@@ -62,6 +82,7 @@ type Blog struct {
 	db        *sqlstore.DB
 	auth      *auth.Service
 	console   *auth.Console
+	storage   StorageUsage
 	settings  SettingsGroups
 	templates fs.FS
 	logger    *slog.Logger
@@ -105,6 +126,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		db:           d.DB,
 		auth:         d.Auth,
 		console:      d.Console,
+		storage:      d.Storage,
 		settings:     d.Settings,
 		templates:    d.Templates,
 		logger:       d.Logger,

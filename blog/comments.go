@@ -71,6 +71,7 @@ type commentFilter struct {
 	Status  string
 	Keyword string
 	PostID  string
+	Oldest  bool // oldest first: the console's queue of pending comments
 }
 
 func validCommentStatus(s string) bool {

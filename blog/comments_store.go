@@ -79,9 +79,9 @@ func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error)
 	return c, err
 }
 
-// listComments pages through comments of live posts, newest first: the
-// page's ids from comments_admin_paging first, then those comments whole
-// (docs/design.md#paging).
+// listComments pages through comments of live posts, newest first (oldest
+// first with f.Oldest): the page's ids from comments_admin_paging first,
+// then those comments whole (docs/design.md#paging).
 func (b *Blog) listComments(ctx context.Context, f commentFilter, pg span) ([]AdminComment, int, error) {
 	var w where
 	if f.Status != "" {
@@ -102,7 +102,10 @@ func (b *Blog) listComments(ctx context.Context, f commentFilter, pg span) ([]Ad
 	if total == 0 || pg.offset >= total {
 		return []AdminComment{}, total, nil
 	}
-	const order = " ORDER BY c.created_at DESC, c.id DESC"
+	order := " ORDER BY c.created_at DESC, c.id DESC"
+	if f.Oldest {
+		order = " ORDER BY c.created_at, c.id"
+	}
 	ids := "SELECT c.id" + adminCommentFrom + w.sql() + order + " LIMIT " + w.arg(pg.limit) + " OFFSET " + w.arg(pg.offset)
 	rows, err := b.db.Query(ctx, "SELECT "+adminCommentColumns+" FROM ("+ids+") page JOIN comments c ON c.id = page.id"+
 		" JOIN posts p ON p.id = c.post_id"+order, w.args...)

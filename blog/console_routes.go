@@ -29,12 +29,16 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 // consoleRoutes registers the blog half of the web console, under
 // /console/blog. Misses under /console/ are the file host's console
 // surface's, which answers them with the console's error page, and a 405
-// in envelope A: the surface is declared in that envelope too, so that
-// the whole console answers alike.
+// in envelope A: the surface declares that envelope too, so that all of
+// /console/ answers alike.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
+	// Writes change what the classic site may show: once one succeeds the
+	// site is marked changed, as after the API's (site_changed.go).
+	write := func(h httpx.HandlerFunc) http.Handler { return b.changesSite(p.admin(h)) }
 
 	// Dashboard (console_dashboard_http.go).
+	p.Handle("GET /console/blog", p.admin(b.handleConsoleDashboard))
 
 	// Posts and the editor (console_posts_http.go).
 	p.Handle("GET /console/blog/posts", p.admin(b.handleConsolePosts))
@@ -52,12 +56,34 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreviewLink))
 
 	// Pages (console_pages_http.go).
+	p.Handle("GET /console/blog/pages", p.admin(b.handleConsolePages))
+	p.Handle("GET /console/blog/pages/new", p.admin(b.handleConsoleNewPage))
+	p.Handle("POST /console/blog/pages", write(b.handleConsoleCreatePage))
+	p.Handle("GET /console/blog/pages/{id}", p.admin(b.handleConsolePage))
+	p.Handle("POST /console/blog/pages/{id}", write(b.handleConsoleUpdatePage))
+	p.Handle("POST /console/blog/pages/{id}/delete", write(b.handleConsoleDeletePage))
 
 	// Categories and tags (console_terms_http.go).
+	for _, t := range []termTable{categories, tags} {
+		base := "/console/blog/" + string(t)
+		p.Handle("GET "+base, p.admin(b.handleConsoleTerms(t)))
+		p.Handle("POST "+base, write(b.handleConsoleCreateTerm(t)))
+		p.Handle("POST "+base+"/{id}", write(b.handleConsoleUpdateTerm(t)))
+		p.Handle("POST "+base+"/{id}/delete", write(b.handleConsoleDeleteTerm(t)))
+	}
 
 	// Friend links (console_links_http.go).
+	p.Handle("GET /console/blog/links", p.admin(b.handleConsoleLinks))
+	p.Handle("POST /console/blog/links", write(b.handleConsoleCreateLink))
+	p.Handle("GET /console/blog/links/{id}", p.admin(b.handleConsoleLink))
+	p.Handle("POST /console/blog/links/{id}", write(b.handleConsoleUpdateLink))
+	p.Handle("POST /console/blog/links/{id}/delete", write(b.handleConsoleDeleteLink))
 
 	// Comments (console_comments_http.go).
+	p.Handle("GET /console/blog/comments", p.admin(b.handleConsoleComments))
+	p.Handle("POST /console/blog/comments/batch", write(b.handleConsoleCommentsBatch))
 
 	// Settings (console_settings_http.go).
+	p.Handle("GET /console/blog/settings", p.admin(b.handleConsoleSettings))
+	p.Handle("POST /console/blog/settings", write(b.handleConsoleSaveSettings))
 }

@@ -8,7 +8,24 @@ import (
 	"folio/sqlstore"
 )
 
-func (s *Service) adminStats(ctx context.Context, top int) (*adminStats, error) {
+// StorageUsage are the file host's totals, as the blog's dashboard shows
+// them (cmd/folio hands them over; docs/console.md#dashboard).
+type StorageUsage struct {
+	Users, Files, RecordBytes, StorageBytes int64
+}
+
+// StorageUsage returns the totals of the admin stats: accounts, files, the
+// bytes the files add up to and the bytes stored.
+func (s *Service) StorageUsage(ctx context.Context) (StorageUsage, error) {
+	st, err := s.totals(ctx)
+	if err != nil {
+		return StorageUsage{}, err
+	}
+	return StorageUsage{Users: st.Users, Files: st.Files, RecordBytes: st.RecordBytes, StorageBytes: st.StorageBytes}, nil
+}
+
+// totals fills the admin stats' counts and sums.
+func (s *Service) totals(ctx context.Context) (*adminStats, error) {
 	st := &adminStats{ByType: []typeStats{}, TopUsers: []userStats{}}
 	err := s.db.QueryRow(ctx, `SELECT
 		(SELECT COUNT(*) FROM users WHERE role IN ('user', 'admin')),
@@ -22,6 +39,14 @@ func (s *Service) adminStats(ctx context.Context, top int) (*adminStats, error) 
 		return nil, fmt.Errorf("filehost: admin stats: %w", err)
 	}
 	st.DedupSavings = st.RecordBytes - st.StorageBytes
+	return st, nil
+}
+
+func (s *Service) adminStats(ctx context.Context, top int) (*adminStats, error) {
+	st, err := s.totals(ctx)
+	if err != nil {
+		return nil, err
+	}
 
 	rows, err := s.db.Query(ctx, `SELECT o.file_type, COUNT(*), COALESCE(SUM(f.size), 0)
 		FROM files f JOIN objects o ON o.id = f.object_id GROUP BY o.file_type ORDER BY o.file_type`)

@@ -45,8 +45,8 @@ func TestEveryRouteAnswersMissesInItsSurface(t *testing.T) {
 		// The console's pages answer 404 with its own page, other
 		// errors of the router in envelope A.
 		"console": {httpx.FileAPI, true},
-		// The blog's console pages: its misses are the console's, so
-		// it answers as the console does.
+		// The blog's console pages, under /console/blog: their misses are
+		// the console's, so they answer as the console does.
 		"console-blog": {httpx.FileAPI, true},
 	}
 	routes := a.router.Routes()

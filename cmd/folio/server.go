@@ -137,7 +137,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
-		Instance: inst.ID, Instances: instances, Console: console})
+		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}})
 	if err != nil {
 		return fail(err)
 	}
@@ -238,4 +238,16 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 		return err
 	}
 	return nil
+}
+
+// storageUsage hands the file host's totals to the blog's dashboard: the
+// blog and the file host never import each other (docs/design.md).
+type storageUsage struct{ fh *filehost.Service }
+
+func (u storageUsage) StorageUsage(ctx context.Context) (blog.StorageStats, error) {
+	st, err := u.fh.StorageUsage(ctx)
+	if err != nil {
+		return blog.StorageStats{}, err
+	}
+	return blog.StorageStats{Files: st.Files, Bytes: st.RecordBytes, StoredBytes: st.StorageBytes, Users: st.Users}, nil
 }

@@ -910,6 +910,91 @@ async function stepBlogPost(browser) {
   state.blogPost = { id, slug: newSlug };
 }
 
+// stepBlog runs the blog from the console as the administrator: the
+// dashboard, a page with the "about" template, terms, a friend link, the
+// settings; a reader's comment approved in the queue and seen on the post;
+// a new site name seen on the site, then restored.
+async function stepBlog(browser) {
+  let a = state.admin;
+  if (!a) {
+    a = await newContext(browser, "admin");
+    state.admin = a;
+    await signIn(a.page, ADMIN_USER, ADMIN_PASSWORD);
+  }
+  const page = a.page;
+  await go(page, "/console/blog");
+  await need(page, "#blog-posts-h", "the dashboard's post counts");
+  await look(page, "blog-dashboard");
+
+  await go(page, "/console/blog/pages");
+  await look(page, "blog-pages");
+  await go(page, "/console/blog/pages/new");
+  await need(page, "#page-editor[data-editor]", "the page editor");
+  await page.locator("#page-title").fill("About the blog");
+  await page.locator("#page-slug").fill("about-the-blog");
+  await page.locator("#page-content").fill("We write about *things*.");
+  await page.locator("#page-status").selectOption("published");
+  await page.locator("#page-template").selectOption("about");
+  const email = await need(page, 'input[name="config.about.email"]', "the about template's email field");
+  check(await email.isVisible(), "the chosen template's settings are hidden");
+  check(!(await page.locator('fieldset[data-template-config="default"]').isVisible()), "another template's settings show");
+  check(await email.evaluate((e) => e.required), "the required key is not required");
+  await email.fill("editor@example.com");
+  await look(page, "blog-page-editor");
+  await submit(page, "#page-editor");
+  check((await flash(page)) === "Page created.", `creating the page: ${await flash(page)}`);
+  await need(page, 'a[href="/pages/about-the-blog"]', "the link to the page on the site");
+
+  for (const [p, name] of [["/console/blog/categories", "blog-categories"], ["/console/blog/tags", "blog-tags"]]) {
+    await go(page, p);
+    await need(page, "#term-create", `the add form on ${p}`);
+    await look(page, name);
+  }
+  await go(page, "/console/blog/links");
+  await page.locator("#link-name").fill("A friend");
+  await page.locator("#link-url").fill("https://friend.example/");
+  await submit(page, "#link-create");
+  check((await flash(page)).startsWith("Added the friend link"), "the friend link was not added");
+  await need(page, "#links-table", "the friend links table");
+  await look(page, "blog-links");
+  await go(page, "/console/blog/settings");
+  await look(page, "blog-settings");
+
+  // A reader comments, signed out, through the site's form.
+  const r = await newContext(browser, "reader");
+  await go(r.page, "/posts/seeded-1");
+  const text = `A reader's note ${Date.now()}`;
+  await (await need(r.page, '#comment-form input[name="author"]', "the comment form")).fill("Reader");
+  await r.page.locator('#comment-form input[name="email"]').fill("reader@example.com");
+  await r.page.locator('#comment-form textarea[name="content"]').fill(text);
+  await submit(r.page, "#comment-form");
+  check(!(await r.page.content()).includes(text), "a pending comment shows on the post");
+
+  await go(page, "/console/blog/comments");
+  const item = page.locator("#comments-list li", { hasText: text });
+  check((await item.count()) === 1, "the new comment is not in the pending queue");
+  await item.locator('input[type=checkbox][name="ids"]').check();
+  await look(page, "blog-comments");
+  await submit(page, '#comments-batch button[value="approve"]');
+  check((await flash(page)) === "Approved 1 comment.", `approving: ${await flash(page)}`);
+  await go(r.page, "/posts/seeded-1");
+  check((await r.page.content()).includes(text), "the approved comment is not on the post's page");
+  await go(r.page, "/pages/about-the-blog");
+  check((await r.page.content()).includes("editor@example.com"), "the page's config is not on the site");
+
+  // A new site name shows on the site and in the console; then it goes back.
+  for (const name of ["Renamed in the Console", "Browser Test Blog"]) {
+    await go(page, "/console/blog/settings");
+    await page.locator("#site-site-name").fill(name);
+    await submit(page, "#blog-settings");
+    check((await flash(page)) === "Settings saved.", "the settings were not saved");
+    check((await page.title()).includes(name), `the console's title is ${await page.title()}`);
+    await go(r.page, "/");
+    check((await r.page.title()).includes(name), `the site's title is ${await r.page.title()}, want ${name}`);
+  }
+  await r.context.close();
+}
+
 // ---------------------------------------------------------------------------
 
 async function main() {
@@ -929,6 +1014,7 @@ async function main() {
     ["g. administration", () => stepAdmin(browser, u)],
     ["h. write a post in the editor", () => stepBlogPost(browser)],
     ["i. preview link, signed out", () => stepPreview(browser)],
+    ["j. run the blog", () => stepBlog(browser)],
   ];
   let failed = false;
   try {

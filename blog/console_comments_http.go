@@ -1,0 +1,191 @@
+package blog
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"folio/httpx"
+	"folio/sqlstore"
+)
+
+// commentsPageSize is how many comments the moderation page lists at once.
+const commentsPageSize = 20
+
+// maxBatchComments bounds one batch action, as the file host's batch
+// delete does.
+const maxBatchComments = 1000
+
+// commentTab is one status tab of the moderation page.
+type commentTab struct {
+	Status, Label string
+	Count         int
+	Current       bool
+}
+
+type commentsView struct {
+	Status   string // the tab shown: pending, approved, spam or all
+	Page     int
+	Tabs     []commentTab
+	Comments []consoleComment
+	PrevURL  string
+	NextURL  string
+	Pages    int
+}
+
+// commentsURL is the moderation page of a tab and page.
+func commentsURL(status string, page int) string {
+	q := url.Values{}
+	if status != CommentPending {
+		q.Set("status", status)
+	}
+	if page > 1 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	if len(q) == 0 {
+		return "/console/blog/comments"
+	}
+	return "/console/blog/comments?" + q.Encode()
+}
+
+// commentTabStatus reads the tab asked for; pending is the default.
+func commentTabStatus(s string) (string, bool) {
+	switch s {
+	case "":
+		return CommentPending, true
+	case CommentPending, CommentApproved, CommentSpam, "all":
+		return s, true
+	}
+	return "", false
+}
+
+// handleConsoleComments is GET /console/blog/comments: the moderation
+// queue. The pending tab lists the oldest first, as a queue is worked
+// through; the others the newest first (docs/console.md#comments).
+func (b *Blog) handleConsoleComments(w http.ResponseWriter, r *http.Request) error {
+	return b.renderComments(w, r, http.StatusOK, "")
+}
+
+func (b *Blog) renderComments(w http.ResponseWriter, r *http.Request, status int, problem string) error {
+	tab, ok := commentTabStatus(r.URL.Query().Get("status"))
+	if !ok {
+		return httpx.BadRequest("status must be pending, approved, spam or all")
+	}
+	pg, err := httpx.ParsePaging(r, "size", commentsPageSize, 100)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	stats, err := b.commentStats(ctx)
+	if err != nil {
+		return err
+	}
+	f := commentFilter{Status: tab, Oldest: tab == CommentPending}
+	if tab == "all" {
+		f.Status = ""
+	}
+	items, total, err := b.listComments(ctx, f, spanOf(pg))
+	if err != nil {
+		return err
+	}
+	d := commentsView{Status: tab, Page: pg.Page, Pages: max(1, (total+pg.Size-1)/pg.Size)}
+	if d.Comments, err = b.consoleComments(ctx, items); err != nil {
+		return err
+	}
+	for _, t := range []commentTab{{CommentPending, "Pending", stats.Pending, false}, {CommentApproved, "Approved", stats.Approved, false},
+		{CommentSpam, "Spam", stats.Spam, false}, {"all", "All", stats.Total, false}} {
+		t.Current = t.Status == tab
+		d.Tabs = append(d.Tabs, t)
+	}
+	if pg.Page > 1 {
+		d.PrevURL = commentsURL(tab, pg.Page-1)
+	}
+	if pg.Page < d.Pages {
+		d.NextURL = commentsURL(tab, pg.Page+1)
+	}
+	title := "Comments"
+	for _, t := range d.Tabs {
+		if t.Current {
+			title = "Comments: " + t.Label
+		}
+	}
+	v := b.console.View(w, r, title, "blog-comments")
+	v.Error = problem
+	v.Data = d
+	b.console.Render(w, r, status, "blog-comments", v)
+	return nil
+}
+
+// commentAction is what a batch does to each comment: a status to set, or
+// "" to delete, and the confirmation for n comments.
+func commentAction(action string) (status string, done func(n int) string, ok bool) {
+	say := func(before, after string) func(int) string {
+		return func(n int) string { return before + " " + countOf(n, "comment") + after + "." }
+	}
+	switch action {
+	case "approve":
+		return CommentApproved, say("Approved", ""), true
+	case "spam":
+		return CommentSpam, say("Marked", " as spam"), true
+	case "pending":
+		return CommentPending, say("Moved", " back to pending"), true
+	case "delete":
+		return "", say("Deleted", ""), true
+	}
+	return "", nil, false
+}
+
+// handleConsoleCommentsBatch is POST /console/blog/comments/batch: fields
+// ids (repeated), action (approve, spam, pending or delete), and the view
+// to go back to (status, page). Each comment goes through the same store
+// functions as PATCH and DELETE /api/v1/admin/comments/{id}; ids that name
+// no comment (gone meanwhile, say) are skipped, and the confirmation
+// counts those done.
+func (b *Blog) handleConsoleCommentsBatch(w http.ResponseWriter, r *http.Request) error {
+	tab, ok := commentTabStatus(r.PostFormValue("status"))
+	if !ok {
+		tab = CommentPending
+	}
+	page, err := strconv.Atoi(r.PostFormValue("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	back := commentsURL(tab, page)
+	status, said, ok := commentAction(r.PostFormValue("action"))
+	if !ok {
+		return httpx.E(http.StatusUnprocessableEntity, "action must be approve, spam, pending or delete")
+	}
+	ids := r.PostForm["ids"]
+	if len(ids) == 0 || len(ids) > maxBatchComments {
+		// Shown on the page the form came from.
+		q := r.URL.Query()
+		q.Set("status", tab)
+		q.Set("page", strconv.Itoa(page))
+		r.URL.RawQuery = q.Encode()
+		msg := "Tick at least one comment first."
+		if len(ids) > 0 {
+			msg = "Tick at most " + strconv.Itoa(maxBatchComments) + " comments at once."
+		}
+		return b.renderComments(w, r, http.StatusUnprocessableEntity, msg)
+	}
+	done := 0
+	for _, id := range ids {
+		if !sqlstore.ValidID(id) {
+			continue
+		}
+		if status == "" {
+			err = b.deleteComment(r.Context(), id)
+		} else {
+			_, err = b.reviewComment(r.Context(), id, status)
+		}
+		switch {
+		case err == nil:
+			done++
+		case !errors.Is(err, sqlstore.ErrNotFound):
+			return err
+		}
+	}
+	b.console.Redirect(w, r, back, said(done))
+	return nil
+}
