@@ -48,6 +48,17 @@ type Deps struct {
 	// Console, when not nil, is the web console's frame: the blog then
 	// serves its console pages under /console/blog (docs/console.md).
 	Console *auth.Console
+	// Images, when not nil, knows the pixel sizes of Folio's own uploads:
+	// images in posts and pages that link to them get width and height
+	// (docs/design.md#classic-site).
+	Images ImageSizer
+}
+
+// ImageSizer tells the width and height of uploaded images by the key of
+// their short link (/i/{key}); keys it does not know are left out of the
+// answer.
+type ImageSizer interface {
+	ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error)
 }
 
 // AIMetrics is told of each call to the AI provider, background or on
@@ -62,6 +73,7 @@ type Blog struct {
 	db        *sqlstore.DB
 	auth      *auth.Service
 	console   *auth.Console
+	images    ImageSizer
 	settings  SettingsGroups
 	templates fs.FS
 	logger    *slog.Logger
@@ -105,6 +117,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		db:           d.DB,
 		auth:         d.Auth,
 		console:      d.Console,
+		images:       d.Images,
 		settings:     d.Settings,
 		templates:    d.Templates,
 		logger:       d.Logger,
