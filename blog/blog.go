@@ -52,6 +52,10 @@ type Deps struct {
 	// file host stores (cmd/folio supplies the file host's numbers; the
 	// blog never imports it). Without it the panel is left out.
 	Storage StorageUsage
+	// Images, when not nil, knows the pixel sizes of Folio's own uploads:
+	// images in posts and pages that link to them get width and height
+	// (docs/design.md#classic-site).
+	Images ImageSizer
 }
 
 // StorageUsage reports what the file host stores, cheaply enough for a
@@ -70,6 +74,13 @@ type StorageStats struct {
 	Users       int64
 }
 
+// ImageSizer tells the width and height of uploaded images by the key of
+// their short link (/i/{key}); keys it does not know are left out of the
+// answer.
+type ImageSizer interface {
+	ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error)
+}
+
 // AIMetrics is told of each call to the AI provider, background or on
 // demand: its kind ("summary" or "tags"), whether it failed and how long
 // it took (docs/observability.md).
@@ -83,6 +94,7 @@ type Blog struct {
 	auth      *auth.Service
 	console   *auth.Console
 	storage   StorageUsage
+	images    ImageSizer
 	settings  SettingsGroups
 	templates fs.FS
 	logger    *slog.Logger
@@ -127,6 +139,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		auth:         d.Auth,
 		console:      d.Console,
 		storage:      d.Storage,
+		images:       d.Images,
 		settings:     d.Settings,
 		templates:    d.Templates,
 		logger:       d.Logger,

@@ -424,7 +424,7 @@ func (b *Blog) handleConsolePreview(w http.ResponseWriter, r *http.Request) erro
 	if err := checkText("content_markdown", src, false, maxContent); err != nil {
 		return httpx.E(http.StatusRequestEntityTooLarge, "the text is longer than a post may be")
 	}
-	out, err := b.render(src)
+	out, err := b.render(r.Context(), src)
 	if err != nil {
 		return fmt.Errorf("blog: preview: %w", err)
 	}

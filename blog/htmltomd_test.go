@@ -69,7 +69,7 @@ func TestConvertedHTMLRendersSafely(t *testing.T) {
 	b := &Blog{md: newMarkdown()}
 	for _, src := range htmlSeeds {
 		md, _ := htmlToMarkdown(src)
-		out, err := b.render(md)
+		out, err := b.render(t.Context(), md)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func FuzzHTMLToMarkdown(f *testing.F) {
 		if md != again {
 			t.Fatalf("two conversions differ: %q and %q", md, again)
 		}
-		out, err := b.render(md)
+		out, err := b.render(t.Context(), md)
 		if err != nil {
 			t.Fatalf("render: %v", err)
 		}
@@ -124,11 +124,11 @@ func FuzzHTMLToMarkdown(f *testing.F) {
 // page does.
 func TestPlainTextShowsEscapedCharactersAlone(t *testing.T) {
 	b := &Blog{md: newMarkdown()}
-	out, err := b.render("## C\\# and \\*stars\\*\n\n1\\. a `c\\*d` \\_x\\_\n")
+	out, err := b.render(t.Context(), "## C\\# and \\*stars\\*\n\n1\\. a `c\\*d` \\_x\\_\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "C# and *stars* 1. a c\\*d _x_"; out.Plain != want {
+	if want := "1. a c\\*d _x_"; out.Plain != want { // the heading is the TOC's, not the summary's
 		t.Errorf("plain %q, want %q", out.Plain, want)
 	}
 	if len(out.TOC) != 1 || out.TOC[0].Text != "C# and *stars*" {

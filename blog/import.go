@@ -333,7 +333,7 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		imp.res.warn("%s skipped: %v", p.Origin, err)
 		return nil
 	}
-	html, err := imp.b.render(in.ContentMarkdown)
+	html, err := imp.b.render(ctx, in.ContentMarkdown)
 	if err != nil {
 		return fmt.Errorf("render %s: %w", p.Origin, err)
 	}
@@ -422,7 +422,7 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 			return nil
 		}
 	}
-	html, err := imp.b.render(in.ContentMarkdown)
+	html, err := imp.b.render(ctx, in.ContentMarkdown)
 	if err != nil {
 		return fmt.Errorf("render %s: %w", p.Origin, err)
 	}

@@ -63,7 +63,7 @@ func TestImportOfAGhostExport(t *testing.T) {
 			Summary: "A first look at Ghost.", Cover: "/content/images/2024/11/cover.jpg", Tags: []string{"getting-started", "news"}, ShowComments: true},
 		"coming-soon": {Slug: "coming-soon", Title: "Coming soon", Status: "draft", Summary: "Work in progress.", Tags: []string{"news"}, ShowComments: true},
 		"markdown-editor": {Slug: "markdown-editor", Title: "From the Markdown editor", Status: "published", Published: "2099-01-01T00:00:00Z",
-			Summary: "Hello Written in Markdown.", Tags: []string{}, ShowComments: true},
+			Summary: "Written in Markdown.", Tags: []string{}, ShowComments: true},
 		"members-only": {Slug: "members-only", Title: "Members only", Status: "draft", Summary: "For members.", Tags: []string{}, ShowComments: true},
 	}
 	if got := e.postSummaries(); !reflect.DeepEqual(got, wantPosts) {

@@ -2,7 +2,11 @@ package blog
 
 import (
 	"bytes"
+	"context"
 	"html"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,10 +14,13 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"folio/httpx"
 )
 
 // TOCEntry is one heading of a post's table of contents.
@@ -25,9 +32,14 @@ type TOCEntry struct {
 
 // rendered is what one Markdown source turns into.
 type rendered struct {
-	HTML  string
-	TOC   []TOCEntry
-	Plain string // the text without markup, whitespace collapsed
+	HTML string
+	TOC  []TOCEntry
+	// Plain is the text without markup, whitespace collapsed, that the
+	// automatic summary is cut from: headings are left out (they are
+	// labels, not sentences, and would run into the next paragraph),
+	// unless there is nothing else, then it is the headings joined by " · "
+	// (docs/blog-api.md).
+	Plain string
 }
 
 // newMarkdown builds the one Markdown converter: GitHub-flavoured, with
@@ -38,7 +50,7 @@ func newMarkdown() goldmark.Markdown {
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(linkSanitizer{}, 1000)),
+			parser.WithASTTransformers(util.Prioritized(linkSanitizer{}, 1000), util.Prioritized(taskListClasses{}, 1001)),
 		),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(escapeHTMLRenderer{}, 100)),
@@ -47,9 +59,12 @@ func newMarkdown() goldmark.Markdown {
 }
 
 // render converts Markdown to HTML, its table of contents and plain text.
-func (b *Blog) render(src string) (rendered, error) {
+// ctx is the request that saves the post or page, if any: its images of
+// Folio's own uploads get their sizes (sizeImages).
+func (b *Blog) render(ctx context.Context, src string) (rendered, error) {
 	source := []byte(src)
 	doc := b.md.Parser().Parse(text.NewReader(source))
+	b.sizeImages(ctx, doc)
 	var out rendered
 	var buf bytes.Buffer
 	if err := b.md.Renderer().Render(&buf, source, doc); err != nil {
@@ -57,7 +72,7 @@ func (b *Blog) render(src string) (rendered, error) {
 	}
 	out.HTML = buf.String()
 	out.TOC = []TOCEntry{}
-	var plain strings.Builder
+	var plain, heads strings.Builder
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			if n.Type() == ast.TypeBlock {
@@ -69,7 +84,15 @@ func (b *Blog) render(src string) (rendered, error) {
 		case *ast.Heading:
 			id, _ := n.AttributeString("id")
 			idText, _ := id.([]byte)
-			out.TOC = append(out.TOC, TOCEntry{Level: n.Level, Text: collapseSpace(nodeText(n, source)), ID: string(idText)})
+			t := collapseSpace(nodeText(n, source))
+			out.TOC = append(out.TOC, TOCEntry{Level: n.Level, Text: t, ID: string(idText)})
+			if t != "" {
+				if heads.Len() > 0 {
+					heads.WriteString(" · ")
+				}
+				heads.WriteString(t)
+			}
+			return ast.WalkSkipChildren, nil
 		case *ast.CodeSpan:
 			// Backslashes in code are literal.
 			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -101,6 +124,9 @@ func (b *Blog) render(src string) (rendered, error) {
 		return ast.WalkContinue, nil
 	})
 	out.Plain = collapseSpace(plain.String())
+	if out.Plain == "" {
+		out.Plain = heads.String()
+	}
 	return out, nil
 }
 
@@ -135,29 +161,200 @@ func nodeText(n ast.Node, source []byte) string {
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// excerpt is the first n characters (runes) of plain text.
+// excerpt is plain text cut to at most n characters (runes), the ellipsis
+// that marks the cut included. The cut falls between words: before the
+// word it would split, or inside it when the text has no earlier break.
+// Chinese and Japanese text has no spaces; it breaks between any two of
+// its characters (docs/blog-api.md).
 func excerpt(plain string, n int) string {
 	if n <= 0 || utf8.RuneCountInString(plain) <= n {
 		return plain
 	}
-	i := 0
-	for pos := range plain {
-		if i == n {
-			return strings.TrimRightFunc(plain[:pos], unicode.IsSpace)
-		}
-		i++
+	runes := []rune(plain)
+	cut := n - 1 // room for "…"
+	i := cut
+	for i > 0 && !breakBetween(runes[i-1], runes[i]) {
+		i--
 	}
-	return plain
+	if i == 0 {
+		i = cut
+	}
+	kept := strings.TrimRightFunc(string(runes[:i]), func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;:-–—、，；：", r)
+	})
+	return kept + "…"
+}
+
+// breakBetween reports whether text may be cut between a and b.
+func breakBetween(a, b rune) bool {
+	return unicode.IsSpace(a) || unicode.IsSpace(b) || unbroken(a) || unbroken(b)
+}
+
+// unbroken reports whether r belongs to a script written without spaces
+// between words, or is its punctuation.
+func unbroken(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) ||
+		r >= 0x3000 && r <= 0x303f || r >= 0xff00 && r <= 0xffef
+}
+
+// sizeImages prepares the images of a document: all load lazily and
+// decode off the main thread; those showing Folio's own uploads get their
+// width and height, so that the page does not shift as they arrive. A
+// failed lookup costs the sizes, not the save: they are a nicety.
+func (b *Blog) sizeImages(ctx context.Context, doc ast.Node) {
+	var own []*ast.Image
+	var keys []string
+	var origins []string
+	if b.images != nil {
+		origins = b.ownOrigins(ctx)
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		img, ok := n.(*ast.Image)
+		if !entering || !ok || len(img.Destination) == 0 {
+			return ast.WalkContinue, nil
+		}
+		img.SetAttributeString("loading", []byte("lazy"))
+		img.SetAttributeString("decoding", []byte("async"))
+		if key, ok := ownImageKey(string(img.Destination), origins); ok && b.images != nil {
+			own = append(own, img)
+			keys = append(keys, key)
+		}
+		return ast.WalkContinue, nil
+	})
+	if len(keys) == 0 {
+		return
+	}
+	sizes, err := b.images.ImageSizes(ctx, keys)
+	if err != nil {
+		b.logger.Warn("blog: image sizes unknown", "err", err)
+		return
+	}
+	for i, img := range own {
+		if wh, ok := sizes[keys[i]]; ok && wh[0] > 0 && wh[1] > 0 {
+			img.SetAttributeString("width", []byte(strconv.Itoa(wh[0])))
+			img.SetAttributeString("height", []byte(strconv.Itoa(wh[1])))
+		}
+	}
+}
+
+// ownOrigins are the hosts under which an absolute image URL is one of
+// Folio's own: site.site_url's, and the saving request's (server.base_url
+// when set, else its Host). Relative /i/ links are always our own.
+func (b *Blog) ownOrigins(ctx context.Context) []string {
+	var hosts []string
+	for _, u := range []string{b.settings.Site.Get(ctx).SiteURL, httpx.BaseURLOf(ctx)} {
+		if p, err := url.Parse(u); err == nil && p.Host != "" {
+			hosts = append(hosts, strings.ToLower(p.Host))
+		}
+	}
+	return hosts
+}
+
+// ownImageKey is the short-link key of an image URL that points at this
+// Folio's /i/{key} or /i/{key}.{ext}: relative, or absolute http(s) on one
+// of hosts.
+func ownImageKey(dest string, hosts []string) (string, bool) {
+	u, err := url.Parse(html.UnescapeString(dest))
+	if err != nil || u.User != nil {
+		return "", false
+	}
+	switch {
+	case u.Scheme == "" && u.Host == "":
+	case (u.Scheme == "http" || u.Scheme == "https") && slices.Contains(hosts, strings.ToLower(u.Host)):
+	default:
+		return "", false
+	}
+	key, ok := strings.CutPrefix(u.Path, "/i/")
+	// The file host's links may carry the file's extension: /i/{key}.png.
+	key, _, _ = strings.Cut(key, ".")
+	if !ok || key == "" || strings.Contains(key, "/") {
+		return "", false
+	}
+	return key, true
+}
+
+// taskListClasses marks the lists and items of GFM task lists, which the
+// style sheet shows without bullets: the checkbox is the marker.
+type taskListClasses struct{}
+
+func (taskListClasses) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n.(*extast.TaskCheckBox); !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		if block := n.Parent(); block != nil {
+			if item, ok := block.Parent().(*ast.ListItem); ok {
+				item.SetAttributeString("class", []byte("task-list-item"))
+				if list, ok := item.Parent().(*ast.List); ok {
+					list.SetAttributeString("class", []byte("task-list"))
+				}
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
 }
 
 // escapeHTMLRenderer shows raw HTML written in Markdown as text instead of
 // passing it through (stored XSS) or silently dropping it (the author would
-// lose what they typed).
+// lose what they typed). It also writes the nodes whose default HTML a
+// reader cannot use well: code blocks a keyboard can scroll, and task
+// checkboxes with a name (docs/design.md#classic-site).
 type escapeHTMLRenderer struct{}
 
 func (escapeHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindRawHTML, renderRawHTMLEscaped)
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlockEscaped)
+	reg.Register(ast.KindCodeBlock, renderCodeBlock)
+	reg.Register(ast.KindFencedCodeBlock, renderCodeBlock)
+	reg.Register(extast.KindTaskCheckBox, renderTaskCheckBox)
+}
+
+// renderCodeBlock writes a code block as goldmark does, with the <pre> in
+// the tab order: a long line scrolls it sideways, which a keyboard user
+// can only do once it has focus.
+func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString(`<pre tabindex="0"><code`)
+	if n, ok := node.(*ast.FencedCodeBlock); ok {
+		if lang := n.Language(source); lang != nil {
+			_, _ = w.WriteString(` class="language-`)
+			_, _ = w.Write(util.EscapeHTML(lang))
+			_ = w.WriteByte('"')
+		}
+	}
+	_ = w.WriteByte('>')
+	lines := node.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		_, _ = w.Write(util.EscapeHTML(seg.Value(source)))
+	}
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+// renderTaskCheckBox writes a task's checkbox named by the task's text, so
+// that a screen reader says what is done, not just "checkbox, checked".
+func renderTaskCheckBox(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*extast.TaskCheckBox)
+	_, _ = w.WriteString(`<input`)
+	if n.IsChecked {
+		_, _ = w.WriteString(` checked=""`)
+	}
+	_, _ = w.WriteString(` disabled="" type="checkbox"`)
+	if block := n.Parent(); block != nil {
+		if name := collapseSpace(nodeText(block, source)); name != "" {
+			_, _ = w.WriteString(` aria-label="`)
+			_, _ = w.WriteString(html.EscapeString(name))
+			_ = w.WriteByte('"')
+		}
+	}
+	_, _ = w.WriteString("> ")
+	return ast.WalkContinue, nil
 }
 
 func renderRawHTMLEscaped(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -45,7 +45,7 @@ func FuzzRender(f *testing.F) {
 	}
 	b := &Blog{md: newMarkdown()}
 	f.Fuzz(func(t *testing.T, src string) {
-		out, err := b.render(src)
+		out, err := b.render(t.Context(), src)
 		if err != nil {
 			t.Fatalf("render: %v", err)
 		}
@@ -193,12 +193,12 @@ func scanHTML(s string) ([]htmlTag, error) {
 // markdownTags are the tags goldmark writes for GitHub-flavoured Markdown
 // with footnotes, each with the attributes it may carry.
 var markdownTags = map[string][]string{
-	"p": nil, "blockquote": nil, "pre": nil, "code": {"class"}, "em": nil, "strong": nil, "del": nil,
-	"br": nil, "hr": nil, "ul": nil, "ol": {"start"}, "li": {"id"},
+	"p": nil, "blockquote": nil, "pre": {"tabindex"}, "code": {"class"}, "em": nil, "strong": nil, "del": nil,
+	"br": nil, "hr": nil, "ul": {"class"}, "ol": {"start", "class"}, "li": {"id", "class"},
 	"h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
-	"a": {"href", "title", "class", "role"}, "img": {"src", "alt", "title"},
+	"a": {"href", "title", "class", "role"}, "img": {"src", "alt", "title", "loading", "decoding", "width", "height"},
 	"table": nil, "thead": nil, "tbody": nil, "tr": nil, "th": {"style"}, "td": {"style"},
-	"input": {"checked", "disabled", "type"}, "sup": {"id"}, "div": {"class", "role"},
+	"input": {"checked", "disabled", "type", "aria-label"}, "sup": {"id"}, "div": {"class", "role"},
 }
 
 // checkTag holds one tag to markdownTags and its values to what goldmark
@@ -220,6 +220,18 @@ func checkTag(tag htmlTag) error {
 		case "type":
 			if v != "checkbox" {
 				return fmt.Errorf("input type %q", v)
+			}
+		case "tabindex":
+			if v != "0" {
+				return fmt.Errorf("tabindex %q", v)
+			}
+		case "loading", "decoding":
+			if v != "lazy" && v != "async" {
+				return fmt.Errorf("%s %q", name, v)
+			}
+		case "width", "height":
+			if v == "" || strings.Trim(v, "0123456789") != "" {
+				return fmt.Errorf("%s %q", name, v)
 			}
 		case "href", "src":
 			if scheme := browserScheme(v); scheme != "" && !allowedScheme(scheme, v, name == "src") {

@@ -95,7 +95,7 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 	if err := b.validatePage(&in); err != nil {
 		return "", err
 	}
-	html, err := b.render(in.ContentMarkdown)
+	html, err := b.render(ctx, in.ContentMarkdown)
 	if err != nil {
 		return "", fmt.Errorf("blog: render page: %w", err)
 	}

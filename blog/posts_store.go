@@ -259,7 +259,7 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 	if err := in.validate(); err != nil {
 		return "", err
 	}
-	html, err := b.render(in.ContentMarkdown)
+	html, err := b.render(ctx, in.ContentMarkdown)
 	if err != nil {
 		return "", fmt.Errorf("blog: render post: %w", err)
 	}

@@ -3,6 +3,7 @@ package filehost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"folio/sqlstore"
@@ -46,4 +47,54 @@ func (s *Service) targetByHash(ctx context.Context, h string, fresh bool, v uint
 	t.sent = newSendings(t)
 	s.links.put(h, t, v)
 	return t, true, nil
+}
+
+// maxSizeLookup bounds the keys of one query of ImageSizes.
+const maxSizeLookup = 200
+
+// ImageSizes answers the blog's question (blog.ImageSizer): the width and
+// height of the images behind the short links /i/{key}, for the keys that
+// name a live image whose size is known. Keys are given as they appear in
+// a link (any case, without the extension); the answer uses them as given.
+func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error) {
+	byHash := map[string][]string{}
+	for _, k := range keys {
+		if h, ok := linkHash(k); ok {
+			byHash[h] = append(byHash[h], k)
+		}
+	}
+	hashes := make([]any, 0, len(byHash))
+	for h := range byHash {
+		hashes = append(hashes, h)
+	}
+	out := map[string][2]int{}
+	now := sqlstore.FromTime(s.now())
+	for len(hashes) > 0 {
+		batch := hashes[:min(len(hashes), maxSizeLookup)]
+		hashes = hashes[len(batch):]
+		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height FROM objects o
+			WHERE o.file_type = 'image' AND o.width > 0 AND o.height > 0 AND o.hash IN (`+sqlstore.Placeholders(2, len(batch))+`)
+			AND EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$1")+`)`,
+			append([]any{now}, batch...)...)
+		if err != nil {
+			return nil, fmt.Errorf("filehost: image sizes: %w", err)
+		}
+		for rows.Next() {
+			var h string
+			var w, ht int
+			if err := rows.Scan(&h, &w, &ht); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("filehost: image sizes: %w", err)
+			}
+			for _, k := range byHash[h] {
+				out[k] = [2]int{w, ht}
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("filehost: image sizes: %w", err)
+		}
+	}
+	return out, nil
 }

@@ -140,3 +140,30 @@ func TestOnlyPassiveMediaIsServedInline(t *testing.T) {
 		})
 	}
 }
+
+func TestImageSizesAnswerLiveImagesByTheirLinkKey(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	img := mustUpload(t, c, "a.png", pngBytes(t, 7, 5))
+	gone := mustUpload(t, c, "b.png", pngBytes(t, 9, 3))
+	pdf := mustUpload(t, c, "a.pdf", pdfBytes).hash()
+	c.Do("DELETE", "/api/v1/files/"+gone.ID, nil).Expect(http.StatusOK)
+	h, _, _ := strings.Cut(img.hash(), ".")
+	keys := []string{h, strings.ToUpper(h), h + ".png", gone.hash(), pdf, "not-a-key", "0000000000000000"}
+	got, err := e.svc.ImageSizes(t.Context(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{h: {7, 5}, strings.ToUpper(h): {7, 5}, h + ".png": {7, 5}}
+	if len(got) != len(want) {
+		t.Fatalf("ImageSizes(%v) = %v, want %v", keys, got, want)
+	}
+	for k, wh := range want {
+		if got[k] != wh {
+			t.Errorf("ImageSizes[%q] = %v, want %v", k, got[k], wh)
+		}
+	}
+	if got, err := e.svc.ImageSizes(t.Context(), nil); err != nil || len(got) != 0 {
+		t.Errorf("ImageSizes(nil) = %v, %v", got, err)
+	}
+}

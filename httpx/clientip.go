@@ -154,6 +154,15 @@ func ClientIP(r *http.Request) string { return info(r).ip }
 // without a trailing slash, for building absolute links.
 func BaseURL(r *http.Request) string { return info(r).baseURL }
 
+// BaseURLOf is BaseURL of the request whose context ctx is, and "" outside
+// a request that went through Proxies.Middleware (a command's work).
+func BaseURLOf(ctx context.Context) string {
+	if ci, ok := ctx.Value(clientKey).(*clientInfo); ok {
+		return ci.baseURL
+	}
+	return ""
+}
+
 // IsHTTPS reports whether the client reached us over HTTPS, directly or
 // through a trusted proxy.
 func IsHTTPS(r *http.Request) bool { return info(r).https }

@@ -4,7 +4,10 @@
 # the admin API, then loads the home page, a post and a page of the classic
 # site in headless Chromium. It fails when an expected element is missing
 # from the rendered DOM or when the browser logs a console message (a script
-# error, a blocked or missing resource). Then it seeds an account with the
+# error, a blocked or missing resource). Then it uploads an image, seeds a
+# post with every kind of content and runs scripts/browser/site.mjs
+# (playwright-core and axe-core, light and dark) over the classic site's
+# pages. Then it seeds an account with the
 # role user and runs scripts/browser/console.mjs (playwright-core and
 # axe-core driving the same Chromium) through the web console's flows; see
 # README.md, "Browser tests". Screenshots, wide and at phone width, are kept
@@ -142,6 +145,25 @@ echo "== feeds"
 curl -fsS "$base/feed.xml" | grep -qF '<title>Seeded post number 1</title>' || fail "/feed.xml lacks a post"
 curl -fsS "$base/sitemap.xml" | grep -qF "$base/pages/about" || fail "/sitemap.xml lacks the page"
 curl -fsS "$base/robots.txt" | grep -qF "Sitemap: $base/sitemap.xml" || fail "/robots.txt lacks the sitemap"
+
+echo "== classic site (playwright-core + axe-core)"
+# A 48×32 PNG, uploaded through the API as a client would; the post shows
+# it as its cover and in its text, with a table, a footnote, a task list
+# and a code block.
+printf '%s' 'iVBORw0KGgoAAAANSUhEUgAAADAAAAAgCAIAAADbtmxLAAAAR0lEQVR4nOzOQQ2AQBDAwE1YMWhCIipPQr/3mEkFdN/vf2buaWfnKoaKoWKoGCqGiqFiqBgqhoqhYqgYKoaKoWKonAAAAP//MZECttz/0BkAAAAASUVORK5CYII=' | base64 -d >"$work/harbour.png"
+upload=$(curl -sS -b "$work/cookies" -H "Origin: $base" -F "file=@$work/harbour.png;type=image/png" "$base/api/v1/upload") ||
+  fail "uploading the site's image failed"
+image_url=$(grep -o '"url":"[^"]*"' <<<"$upload" | head -n1 | cut -d'"' -f4)
+[ -n "$image_url" ] || fail "the upload answered no url: $upload"
+image_path="/i/${image_url##*/i/}"
+site_md='Everything a post can hold, checked in a real browser.\n\n## A table\n\n| Tool | Use |\n|---|---|\n| axe-core | accessibility |\n| Chromium | rendering |\n\n## Tasks\n\n- [x] Write the renderer\n- [ ] Check it in dark mode\n\n## Code\n\n```go\nfunc main() { fmt.Println(\"a line long enough to need scrolling sideways on a phone, and then some more words\") }\n```\n\n## An image\n\n![Harbour at dusk]('"$image_path"')\n\nA claim with a source.[^1]\n\n[^1]: The footnote.\n'
+api POST /api/v1/admin/posts "{\"title\":\"Harbour notes with everything\",\"slug\":\"site-check\",
+  \"content_markdown\":\"$site_md\",\"cover_image\":\"$image_path\",
+  \"status\":\"published\",\"category_id\":\"$cat_id\",\"tag_ids\":[\"$tag_id\"]}" >/dev/null
+BASE="$base" SHOTS="$shots/site" POST_PATH=/posts/site-check POST_TITLE="Harbour notes with everything" \
+IMAGE_PATH="$image_path" IMAGE_SIZE=48x32 \
+  timeout 300 node scripts/browser/site.mjs ||
+  { echo "--- server log (last 40 lines)" >&2; tail -n 40 "$work/server.log" >&2; fail "the classic site test failed (above)"; }
 
 echo "== console (playwright-core + axe-core)"
 user_name=browser-user

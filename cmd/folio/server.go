@@ -137,7 +137,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
-		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}})
+		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: fh})
 	if err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,78 @@
+package blog
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExcerptCutsBetweenWordsWithAnEllipsis(t *testing.T) {
+	for _, tc := range []struct {
+		name, plain string
+		n           int
+		want        string
+	}{
+		{"short text stays whole", "Hello world", 20, "Hello world"},
+		{"exactly n stays whole", "Hello world", 11, "Hello world"},
+		{"the cut backs up to the last space", "Hello wonderful world", 12, "Hello…"},
+		{"a cut on a space keeps the word before", "Hello wonderful world", 16, "Hello wonderful…"},
+		{"trailing punctuation goes before the ellipsis", "One, two, three", 6, "One…"},
+		{"one long word is cut inside", "Supercalifragilistic", 6, "Super…"},
+		{"Chinese is cut at the length", "中文没有空格所以按长度截断", 6, "中文没有空…"},
+		{"Japanese is cut at the length", "日本語のテキストです", 5, "日本語の…"},
+		{"mixed: a break before a latin word after CJK", "中文abcdef", 5, "中文…"},
+		{"the ellipsis counts", "abc def", 4, "abc…"},
+		{"n of one", "abc def", 1, "…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := excerpt(tc.plain, tc.n)
+			if got != tc.want {
+				t.Fatalf("excerpt(%q, %d) = %q, want %q", tc.plain, tc.n, got, tc.want)
+			}
+			if tc.n > 0 && len([]rune(got)) > tc.n {
+				t.Fatalf("excerpt(%q, %d) = %q: longer than %d", tc.plain, tc.n, got, tc.n)
+			}
+		})
+	}
+}
+
+func TestSummaryTextLeavesHeadingsOut(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	for _, tc := range []struct{ md, want string }{
+		{"# Intro\n\nSome *text*.\n\n## Part two\n\nMore.", "Some text. More."},
+		{"# Only\n\n## Headings", "Only · Headings"},
+		{"Text first\n\n## Then a heading\n", "Text first"},
+	} {
+		out, err := b.render(t.Context(), tc.md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Plain != tc.want {
+			t.Errorf("plain of %q = %q, want %q", tc.md, out.Plain, tc.want)
+		}
+	}
+}
+
+func TestRenderedHTMLServesKeyboardAndScreenReaders(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	out, err := b.render(t.Context(), "- [x] Buy \"milk\" <b>now</b>\n- [ ] Call *Ann*\n\nBetween.\n\n- plain item\n\n"+
+		"```go\nfunc main() { x := \"<script>\" }\n```\n\n    indented <i>\n\n![pic](/a.png)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<ul class="task-list">`,
+		`<li class="task-list-item"><input checked="" disabled="" type="checkbox" aria-label="Buy &#34;milk&#34; now"> Buy &quot;milk&quot; &lt;b&gt;now&lt;/b&gt;</li>`,
+		`<li class="task-list-item"><input disabled="" type="checkbox" aria-label="Call Ann"> Call <em>Ann</em></li>`,
+		"<ul>\n<li>plain item</li>",
+		`<pre tabindex="0"><code class="language-go">func main() { x := &quot;&lt;script&gt;&quot; }` + "\n</code></pre>",
+		`<pre tabindex="0"><code>indented &lt;i&gt;` + "\n</code></pre>",
+		`<img src="/a.png" alt="pic" loading="lazy" decoding="async">`,
+	} {
+		if !strings.Contains(out.HTML, want) {
+			t.Errorf("HTML lacks %s:\n%s", want, out.HTML)
+		}
+	}
+	if strings.Contains(out.HTML, "<b>") || strings.Contains(out.HTML, "<script>") || strings.Contains(out.HTML, "<i>") {
+		t.Errorf("raw HTML passed through:\n%s", out.HTML)
+	}
+}
