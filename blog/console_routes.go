@@ -30,7 +30,7 @@ func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
 // /console/blog. Misses under /console/ are the file host's console
 // surface's, which answers them with the console's error page.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
-	p := consolePages{rt.Pages("console-blog", httpx.BlogAPI), b.console}
+	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
 	_ = p
 
 	// Dashboard (console_dashboard_http.go).
@@ -38,6 +38,12 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	// Posts and the editor (console_posts_http.go).
 
 	// Revisions and preview links (console_revisions_http.go).
+	p.Handle("GET /console/blog/posts/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPost)))
+	p.Handle("GET /console/blog/posts/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPost)))
+	p.Handle("POST /console/blog/posts/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPost)))
+	p.Handle("GET /console/blog/pages/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPage)))
+	p.Handle("GET /console/blog/pages/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPage)))
+	p.Handle("POST /console/blog/pages/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPage)))
 
 	// Pages (console_pages_http.go).
 
