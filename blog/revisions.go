@@ -146,7 +146,7 @@ type RevisionItem struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
 	CreatedAt time.Time `json:"created_at"`
-	Size      int       `json:"size"`
+	Size      int64     `json:"size"`
 }
 
 // PostRevision is a post's revision in full: its snapshot, id and time.
