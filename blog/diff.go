@@ -183,8 +183,9 @@ func (r diffRow) Ins() bool { return r.Skipped == 0 && r.Op == diffIns }
 // diffContext is how many unchanged lines are shown around a change.
 const diffContext = 3
 
-// diffRows folds the long runs of unchanged lines of a script into gaps,
-// keeping diffContext lines on either side of each change.
+// diffRows folds the runs of unchanged lines of a script into gaps,
+// keeping diffContext lines on either side of each change; a run of one
+// line is shown rather than folded.
 func diffRows(script []diffLine) []diffRow {
 	near := make([]bool, len(script))
 	for i, l := range script {
@@ -206,7 +207,11 @@ func diffRows(script []diffLine) []diffRow {
 		for j < len(script) && !near[j] {
 			j++
 		}
-		rows = append(rows, diffRow{diffLine: script[i], Skipped: j - i})
+		if j-i == 1 { // a gap would take the line's own room
+			rows = append(rows, diffRow{diffLine: script[i]})
+		} else {
+			rows = append(rows, diffRow{diffLine: script[i], Skipped: j - i})
+		}
 		i = j
 	}
 	return rows
