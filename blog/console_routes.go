@@ -50,6 +50,12 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p.Handle("POST /console/blog/preview", p.admin(b.handleConsolePreview))
 
 	// Revisions (console_revisions_http.go).
+	p.Handle("GET /console/blog/posts/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPost)))
+	p.Handle("GET /console/blog/posts/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPost)))
+	p.Handle("POST /console/blog/posts/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPost)))
+	p.Handle("GET /console/blog/pages/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPage)))
+	p.Handle("GET /console/blog/pages/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPage)))
+	p.Handle("POST /console/blog/pages/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPage)))
 
 	// Preview links (console_preview_http.go).
 	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreviewLink))

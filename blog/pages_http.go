@@ -1,10 +1,12 @@
 package blog
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
 	"folio/httpx"
+	"folio/sqlstore"
 )
 
 func (b *Blog) handleListPages(public bool) httpx.HandlerFunc {
@@ -39,6 +41,9 @@ func (b *Blog) handleGetPage(column string, public bool) httpx.HandlerFunc {
 			return err
 		}
 		p, err := b.pageBy(r.Context(), column, value, public)
+		if column == "slug" && errors.Is(err, sqlstore.ErrNotFound) {
+			return b.redirectSlug(w, r, err, kindPage, value, "/api/v1/pages/slug/", public)
+		}
 		if err != nil {
 			return httpError(err)
 		}

@@ -111,8 +111,12 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 	if cur != nil {
 		id = cur.ID
 	}
+	sp := storedPage{id: id, create: cur == nil, in: in, html: html, published: published, created: now, updated: now}
+	if cur != nil {
+		sp.replaced = replaced[pageSnapshot]{prev: snapshotOfPage(cur), keep: b.settings.Get(ctx).Post.RevisionsKept}
+	}
 	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		return storePage(ctx, tx, storedPage{id: id, create: cur == nil, in: in, html: html, published: published, created: now, updated: now})
+		return storePage(ctx, tx, sp)
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save page: %w", err)
@@ -129,6 +133,8 @@ type storedPage struct {
 	html             rendered
 	published        *time.Time
 	created, updated time.Time
+	// replaced is the version an update replaces, kept as a revision.
+	replaced replaced[pageSnapshot]
 }
 
 // storePage writes a page inside tx: the one write path of the API and of
@@ -153,5 +159,16 @@ func storePage(ctx context.Context, tx *sqlstore.Tx, p storedPage) error {
 	if errors.Is(err, sqlstore.ErrConflict) {
 		return errDuplicateSlug
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	next := snapshotOfStoredPage(p, slug)
+	if err := keepRevision(ctx, tx, kindPage, p.id, p.replaced, next, pageTitle, pageContent, p.updated); err != nil {
+		return err
+	}
+	oldSlug, wasVisible := "", false
+	if prev := p.replaced.prev; prev != nil {
+		oldSlug, wasVisible = prev.Slug, prev.Status == StatusPublished
+	}
+	return noteSlug(ctx, tx, kindPage, p.id, oldSlug, slug, wasVisible, p.updated)
 }

@@ -1,10 +1,12 @@
 package blog
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
 	"folio/httpx"
+	"folio/sqlstore"
 )
 
 // postFilterOf reads the list filters shared by the public and admin lists.
@@ -56,6 +58,13 @@ func (b *Blog) handleGetPost(column string, public bool) httpx.HandlerFunc {
 			return err
 		}
 		p, err := b.postBy(r.Context(), column, value, public)
+		if column == "slug" && errors.Is(err, sqlstore.ErrNotFound) {
+			prefix := "/api/v1/admin/posts/slug/"
+			if public {
+				prefix = "/api/v1/posts/slug/"
+			}
+			return b.redirectSlug(w, r, err, kindPost, value, prefix, public)
+		}
 		if err != nil {
 			return httpError(err)
 		}

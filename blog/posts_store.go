@@ -293,8 +293,12 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 	if cur != nil {
 		id = cur.ID
 	}
+	sp := storedPost{id: id, create: cur == nil, in: in, html: html, source: source, created: now, updated: now}
+	if cur != nil {
+		sp.replaced = replaced[postSnapshot]{prev: snapshotOfPost(cur), keep: b.settings.Get(ctx).Post.RevisionsKept}
+	}
 	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		return storePost(ctx, tx, storedPost{id: id, create: cur == nil, in: in, html: html, source: source, created: now, updated: now})
+		return storePost(ctx, tx, sp)
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save post: %w", err)
@@ -312,6 +316,9 @@ type storedPost struct {
 	html             rendered
 	source           string
 	created, updated time.Time
+	// replaced is the version an update replaces, kept as a revision;
+	// its prev is nil for a create or an import.
+	replaced replaced[postSnapshot]
 }
 
 // storePost writes a post, its tags and the posts version inside tx: the
@@ -373,6 +380,20 @@ func storePost(ctx context.Context, tx *sqlstore.Tx, p storedPost) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2)", p.id, t); err != nil {
 			return err
 		}
+	}
+	// After the UPDATE, which holds the post's row: concurrent saves of
+	// one post keep their revisions one after the other.
+	next := snapshotOfStored(p, slug)
+	if err := keepRevision(ctx, tx, kindPost, p.id, p.replaced, next, postTitle, postContent, p.updated); err != nil {
+		return err
+	}
+	oldSlug, wasVisible := "", false
+	if prev := p.replaced.prev; prev != nil {
+		oldSlug = prev.Slug
+		wasVisible = prev.Status == StatusPublished && prev.PublishedAt != nil && !prev.PublishedAt.After(p.updated)
+	}
+	if err := noteSlug(ctx, tx, kindPost, p.id, oldSlug, slug, wasVisible, p.updated); err != nil {
+		return err
 	}
 	return bumpPostsVersion(ctx, tx)
 }

@@ -49,11 +49,15 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	preflight("OPTIONS /api/v1/posts/{id}/{sub}")
 	admin("GET /api/v1/admin/posts", b.handleListPosts(false))
 	admin("GET /api/v1/admin/posts/{id}", b.handleGetPost("id", false))
-	admin("GET /api/v1/admin/posts/slug/{slug}", b.handleGetPost("slug", false))
+	// As the public one: "/admin/posts/slug/{slug}" and
+	// "/admin/posts/{id}/revisions" overlap, so one pattern serves both.
+	admin("GET /api/v1/admin/posts/{id}/{sub}", b.adminPostSubroute(b.handleGetPost("slug", false), b.handleListRevisions(kindPost)))
 	admin("POST /api/v1/admin/posts", b.handleCreatePost)
 	admin("PUT /api/v1/admin/posts/{id}", b.handleUpdatePost(false))
 	admin("PATCH /api/v1/admin/posts/{id}", b.handleUpdatePost(true))
 	admin("DELETE /api/v1/admin/posts/{id}", b.handleDeletePost)
+	admin("GET /api/v1/admin/posts/{id}/revisions/{rev}", b.handleGetRevision(kindPost))
+	admin("POST /api/v1/admin/posts/{id}/revisions/{rev}/restore", b.handleRestoreRevision(kindPost))
 
 	api.Handle("POST /api/v1/posts/{id}/comments", b.commentLimit.Middleware(env)(env.Handle(b.handleSubmitComment)))
 	admin("GET /api/v1/admin/comments", b.handleAdminListComments)
@@ -71,6 +75,9 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	admin("PUT /api/v1/admin/pages/{id}", b.handleUpdatePage(false))
 	admin("PATCH /api/v1/admin/pages/{id}", b.handleUpdatePage(true))
 	admin("DELETE /api/v1/admin/pages/{id}", b.handleDeletePage)
+	admin("GET /api/v1/admin/pages/{id}/revisions", b.handleListRevisions(kindPage))
+	admin("GET /api/v1/admin/pages/{id}/revisions/{rev}", b.handleGetRevision(kindPage))
+	admin("POST /api/v1/admin/pages/{id}/revisions/{rev}/restore", b.handleRestoreRevision(kindPage))
 
 	pub("GET /api/v1/categories", b.handleListTerms(categories))
 	preflight("OPTIONS /api/v1/categories")
@@ -142,6 +149,22 @@ func (b *Blog) postSubroute(bySlug, comments httpx.HandlerFunc) httpx.HandlerFun
 			return bySlug(w, r)
 		case sub == "comments":
 			return comments(w, r)
+		}
+		return httpx.NotFound()
+	}
+}
+
+// adminPostSubroute sends /admin/posts/slug/{x} to bySlug and
+// /admin/posts/{id}/revisions to revisions.
+func (b *Blog) adminPostSubroute(bySlug, revisions httpx.HandlerFunc) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		first, sub := r.PathValue("id"), r.PathValue("sub")
+		switch {
+		case first == "slug":
+			r.SetPathValue("slug", sub)
+			return bySlug(w, r)
+		case sub == "revisions":
+			return revisions(w, r)
 		}
 		return httpx.NotFound()
 	}

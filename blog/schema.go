@@ -137,5 +137,29 @@ func migrations() []sqlstore.Migration {
 				WHERE status = 'published' AND deleted_at IS NULL`,
 			`CREATE INDEX pages_admin_paging ON pages (created_at DESC, id DESC, status, deleted_at) WHERE deleted_at IS NULL`,
 		)},
+		// Revisions: the versions a save replaced, as JSON of the saved
+		// input, and the slugs a visible post or page gave up, kept so
+		// that old links still reach it (docs/blog-api.md#revisions,
+		// #slug-changes). A revision's id is time-ordered: it breaks ties
+		// of created_at, which a fixed clock makes common.
+		{Name: "revisions and slug redirects", Up: sqlstore.Statements(
+			`CREATE TABLE revisions (
+				id {{uuid}} PRIMARY KEY,
+				kind TEXT NOT NULL,
+				owner_id {{uuid}} NOT NULL,
+				title TEXT NOT NULL,
+				size BIGINT NOT NULL,
+				snapshot TEXT NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX revisions_owner ON revisions (kind, owner_id, created_at, id)`,
+			`CREATE TABLE slug_redirects (
+				kind TEXT NOT NULL,
+				old_slug TEXT NOT NULL,
+				target_id {{uuid}} NOT NULL,
+				created_at BIGINT NOT NULL,
+				PRIMARY KEY (kind, old_slug)
+			)`,
+		)},
 	}
 }

@@ -38,6 +38,9 @@ type PostSettings struct {
 	EnableTOC       bool   `json:"enable_toc"`
 	SummaryLength   int    `json:"summary_length"`
 	DefaultCoverURL string `json:"default_cover_url"`
+	// RevisionsKept is how many replaced versions of each post and page
+	// are kept; 0 keeps none (docs/blog-api.md#revisions).
+	RevisionsKept int `json:"revisions_kept"`
 }
 
 type RenderSettings struct {
@@ -50,7 +53,7 @@ type RenderSettings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		Site: SiteSettings{SiteName: "Folio", Description: "A blog and file host"},
-		Post: PostSettings{PostsPerPage: 10, EnableComment: true, EnableTOC: true, SummaryLength: 200},
+		Post: PostSettings{PostsPerPage: 10, EnableComment: true, EnableTOC: true, SummaryLength: 200, RevisionsKept: 20},
 		Render: RenderSettings{
 			RenderMode: "classic",
 			APIPrefix:  "/api/v1",
@@ -77,6 +80,8 @@ func (p PostSettings) Validate() error {
 		return &sqlstore.FieldError{Key: "post.posts_per_page", Msg: "must be between 1 and 100"}
 	case p.SummaryLength < 1 || p.SummaryLength > 10000:
 		return &sqlstore.FieldError{Key: "post.summary_length", Msg: "must be between 1 and 10000"}
+	case p.RevisionsKept < 0 || p.RevisionsKept > maxRevisionsKept:
+		return &sqlstore.FieldError{Key: "post.revisions_kept", Msg: "must be between 0 and 1000"}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"folio/httpx"
+	"folio/sqlstore"
 	"folio/templates"
 )
 
@@ -350,6 +351,9 @@ const commentNotice = "Thank you! Your comment awaits moderation."
 
 func (s *Site) post(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	p, err := s.b.postBy(r.Context(), "slug", r.PathValue("slug"), true)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return s.moved(w, r, err, kindPost, "/posts/")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -366,6 +370,9 @@ func (s *Site) post(w http.ResponseWriter, r *http.Request) (*answer, error) {
 
 func (s *Site) page(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	p, err := s.b.pageBy(r.Context(), "slug", r.PathValue("slug"), true)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return s.moved(w, r, err, kindPage, "/pages/")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -514,3 +521,25 @@ func (s *Site) static(w http.ResponseWriter, r *http.Request) {
 // of visitors is over: a quiet site gains little from them, and a small
 // host wants the memory back (docs/design.md, Memory).
 func (s *Site) DropCache() { s.cache.clear() }
+
+// moved answers a post or page whose slug missed: 301 to its new slug
+// under prefix, the query kept, when a visible one gave that slug up
+// (docs/blog-api.md#slug-changes); miss otherwise. The redirect is never
+// cached (the handler answers it itself) and says no-cache, so a slug
+// taken again later wins at once.
+func (s *Site) moved(w http.ResponseWriter, r *http.Request, miss error, kind, prefix string) (*answer, error) {
+	_, slug, err := s.b.movedTo(r.Context(), kind, r.PathValue("slug"), true)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return nil, miss
+	}
+	if err != nil {
+		return nil, err
+	}
+	loc := prefix + url.PathEscape(slug)
+	if r.URL.RawQuery != "" {
+		loc += "?" + r.URL.RawQuery
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	http.Redirect(w, r, loc, http.StatusMovedPermanently)
+	return nil, nil
+}

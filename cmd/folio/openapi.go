@@ -217,8 +217,9 @@ func acceptsGzip(accept string) bool {
 // (blog/routes.go): the document shows both paths.
 func documentedAs() map[string][]string {
 	return map[string][]string{
-		"GET /api/v1/posts/{id}/{sub}":     {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
-		"OPTIONS /api/v1/posts/{id}/{sub}": {"OPTIONS /api/v1/posts/slug/{slug}", "OPTIONS /api/v1/posts/{id}/comments"},
+		"GET /api/v1/posts/{id}/{sub}":       {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
+		"OPTIONS /api/v1/posts/{id}/{sub}":   {"OPTIONS /api/v1/posts/slug/{slug}", "OPTIONS /api/v1/posts/{id}/comments"},
+		"GET /api/v1/admin/posts/{id}/{sub}": {"GET /api/v1/admin/posts/slug/{slug}", "GET /api/v1/admin/posts/{id}/revisions"},
 	}
 }
 

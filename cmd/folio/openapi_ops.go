@@ -14,6 +14,7 @@ func openAPITags() []schema {
 		{"comments", "Comments on posts (envelope B)."},
 		{"friend-links", "Friend links (envelope B)."},
 		{"settings", "Runtime settings (envelope B)."},
+		{"revisions", "The versions of posts and pages that saves replaced (envelope B)."},
 		{"ai", "AI summaries and tag suggestions (envelope B)."},
 		{"export-import", "Blog export and import (envelope B)."},
 		{"audit-log", "The audit log of administrator writes and sign-ins (envelope B)."},
@@ -69,6 +70,28 @@ func operations() map[string]operation {
 			responses:   responses(noContent("The methods allowed."))}
 	}
 	status := queryParam("status", enum("", "draft", "published", "archived"), "Only this status.")
+	// A by-slug read of a slug a visible post or page gave up
+	// (docs/blog-api.md#slug-changes).
+	moved := func(op operation) operation {
+		op.responses = responses(op.responses, response{status: 301, description: "The slug was given up: `Location` and the body name the new one.",
+			content: jsonContent(withData("EnvelopeB", ref("Moved"))),
+			headers: map[string]any{"Location": schema{"description": "The same route with the new slug.", "schema": stringOf("")}}})
+		return op
+	}
+	// Revisions (docs/blog-api.md#revisions).
+	listRevisions := func(id, what string) operation {
+		op := listB(id, "The versions saves of a "+what+" replaced, newest first", "revisions", "RevisionItem", admin)
+		op.responses = responses(op.responses, errsB(404))
+		return op
+	}
+	getRevision := func(id, what, item string) operation {
+		return getB(id, "One revision of a "+what+" in full", "revisions", item, admin)
+	}
+	restoreRevision := func(id, what, item string) operation {
+		return operation{id: id, summary: "Save a revision as the " + what + "'s new state", tag: "revisions", auth: admin,
+			description: "Through the normal save path, which keeps the replaced version as a revision too.",
+			responses:   responses(okB(200, ref(item)), errsB(401, 403, 404, 409, 422))}
+	}
 	// File API.
 	listA := func(id, summary, tag, item string, auth authKind, params ...schema) operation {
 		rs := responses(okA(200, pageA(item)), errsA(400, 401))
@@ -91,6 +114,11 @@ func operations() map[string]operation {
 		return operation{id: id, summary: summary, tag: "site", params: params,
 			responses: responses(htmlPage(200, "The page."), response{status: 304, description: "Not modified since the ETag or date sent."},
 				pageOrJSON(404, "Not found (the site's 404 page); in headless mode every site route answers the envelope-B 404.", "ErrorB"))}
+	}
+	// A post or page whose slug was given up: to the new one.
+	movedPage := func(op operation) operation {
+		op.responses = responses(op.responses, redirect(301, "The slug was given up while public: to the new one, the query kept."))
+		return op
 	}
 	feed := func(id, summary, mediaType string) operation {
 		return operation{id: id, summary: summary, tag: "site",
@@ -157,69 +185,77 @@ func operations() map[string]operation {
 		// Posts.
 		"GET /api/v1/posts": listB("listPosts", "Public posts, newest publication first", "posts", "PostItem", public,
 			keywordParam(), queryParam("tag_id", stringOf(""), "Only posts with this tag."), queryParam("category_id", stringOf(""), "Only posts in this category.")),
-		"OPTIONS /api/v1/posts":                  preflight("preflightPosts", "posts"),
-		"GET /api/v1/posts/{id}":                 getB("getPost", "A public post", "posts", "Post", public),
-		"OPTIONS /api/v1/posts/{id}":             preflight("preflightPost", "posts"),
-		"GET /api/v1/posts/slug/{slug}":          getB("getPostBySlug", "A public post by slug", "posts", "Post", public),
-		"OPTIONS /api/v1/posts/slug/{slug}":      preflight("preflightPostBySlug", "posts"),
-		"GET /api/v1/posts/{id}/comments":        listCommentsOp(),
-		"OPTIONS /api/v1/posts/{id}/comments":    preflight("preflightPostComments", "comments"),
-		"GET /api/v1/admin/posts":                listB("adminListPosts", "Every post, newest created first", "posts", "PostItem", admin, keywordParam(), status, queryParam("tag_id", stringOf(""), "Only posts with this tag."), queryParam("category_id", stringOf(""), "Only posts in this category.")),
-		"GET /api/v1/admin/posts/{id}":           getB("adminGetPost", "A post of any status", "posts", "Post", admin),
-		"GET /api/v1/admin/posts/slug/{slug}":    getB("adminGetPostBySlug", "A post of any status by slug", "posts", "Post", admin),
-		"POST /api/v1/admin/posts":               writeB("createPost", "Create a post", "posts", "PostInput", "Post", 201, 400, 401, 403, 409, 413, 422),
-		"PUT /api/v1/admin/posts/{id}":           writeB("replacePost", "Replace a post (omitted fields take their defaults)", "posts", "PostInput", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
-		"PATCH /api/v1/admin/posts/{id}":         writeB("updatePost", "Change some fields of a post", "posts", "PostPatch", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
-		"DELETE /api/v1/admin/posts/{id}":        deleteB("deletePost", "Delete a post (soft delete)", "posts"),
-		"POST /api/v1/posts/{id}/comments":       {id: "submitComment", summary: "Submit a comment for moderation", tag: "comments", description: "Rate limited: 5 a minute per address, shared with the site's comment form.", body: jsonBody(ref("CommentInput")), responses: responses(okB(201, ref("CommentReceipt")), errsB(400, 403, 404, 413, 422, 429))},
-		"GET /api/v1/admin/comments":             listB("adminListComments", "Every comment", "comments", "AdminComment", admin, queryParam("status", enum("", "approved", "pending", "spam"), "Only this status."), keywordParam(), queryParam("post_id", stringOf(""), "Only comments on this post.")),
-		"GET /api/v1/admin/comments/stats":       {id: "commentStats", summary: "Comment counts by status", tag: "comments", auth: admin, responses: responses(okB(200, ref("CommentStats")), errsB(401, 403))},
-		"PATCH /api/v1/admin/comments/{id}":      writeB("reviewComment", "Approve, hold or mark a comment as spam", "comments", "CommentReview", "AdminComment", 200, 400, 401, 403, 404, 422),
-		"DELETE /api/v1/admin/comments/{id}":     deleteB("deleteComment", "Delete a comment for good", "comments"),
-		"GET /api/v1/pages":                      listB("listPages", "Public pages", "pages", "Page", public),
-		"OPTIONS /api/v1/pages":                  preflight("preflightPages", "pages"),
-		"GET /api/v1/pages/slug/{slug}":          getB("getPageBySlug", "A public page by slug", "pages", "Page", public),
-		"OPTIONS /api/v1/pages/slug/{slug}":      preflight("preflightPageBySlug", "pages"),
-		"GET /api/v1/admin/pages":                listB("adminListPages", "Every page", "pages", "Page", admin, status, keywordParam()),
-		"GET /api/v1/admin/pages/{id}":           getB("adminGetPage", "A page of any status", "pages", "Page", admin),
-		"POST /api/v1/admin/pages":               writeB("createPage", "Create a page", "pages", "PageInput", "Page", 201, 400, 401, 403, 409, 413, 422),
-		"PUT /api/v1/admin/pages/{id}":           writeB("replacePage", "Replace a page", "pages", "PageInput", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
-		"PATCH /api/v1/admin/pages/{id}":         writeB("updatePage", "Change some fields of a page", "pages", "PagePatch", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
-		"DELETE /api/v1/admin/pages/{id}":        deleteB("deletePage", "Delete a page", "pages"),
-		"GET /api/v1/categories":                 listB("listCategories", "Categories, oldest first", "categories", "Term", public, keywordParam()),
-		"OPTIONS /api/v1/categories":             preflight("preflightCategories", "categories"),
-		"GET /api/v1/categories/{id}":            getB("getCategory", "A category", "categories", "Term", public),
-		"OPTIONS /api/v1/categories/{id}":        preflight("preflightCategory", "categories"),
-		"GET /api/v1/admin/categories":           listB("adminListCategories", "Categories", "categories", "Term", admin, keywordParam()),
-		"GET /api/v1/admin/categories/{id}":      getB("adminGetCategory", "A category", "categories", "Term", admin),
-		"POST /api/v1/admin/categories":          writeB("createCategory", "Create a category", "categories", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
-		"PUT /api/v1/admin/categories/{id}":      writeB("replaceCategory", "Replace a category", "categories", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
-		"PATCH /api/v1/admin/categories/{id}":    writeB("updateCategory", "Change a category", "categories", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
-		"DELETE /api/v1/admin/categories/{id}":   deleteB("deleteCategory", "Delete a category; its posts lose it", "categories"),
-		"GET /api/v1/tags":                       listB("listTags", "Tags, oldest first", "tags", "Term", public, keywordParam()),
-		"OPTIONS /api/v1/tags":                   preflight("preflightTags", "tags"),
-		"GET /api/v1/tags/{id}":                  getB("getTag", "A tag", "tags", "Term", public),
-		"OPTIONS /api/v1/tags/{id}":              preflight("preflightTag", "tags"),
-		"GET /api/v1/admin/tags":                 listB("adminListTags", "Tags", "tags", "Term", admin, keywordParam()),
-		"GET /api/v1/admin/tags/{id}":            getB("adminGetTag", "A tag", "tags", "Term", admin),
-		"POST /api/v1/admin/tags":                writeB("createTag", "Create a tag", "tags", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
-		"PUT /api/v1/admin/tags/{id}":            writeB("replaceTag", "Replace a tag", "tags", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
-		"PATCH /api/v1/admin/tags/{id}":          writeB("updateTag", "Change a tag", "tags", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
-		"DELETE /api/v1/admin/tags/{id}":         deleteB("deleteTag", "Delete a tag; its posts lose it", "tags"),
-		"GET /api/v1/friend-links":               listB("listFriendLinks", "Active friend links, by sort then newest", "friend-links", "FriendLink", public, keywordParam()),
-		"OPTIONS /api/v1/friend-links":           preflight("preflightFriendLinks", "friend-links"),
-		"GET /api/v1/friend-links/{id}":          getB("getFriendLink", "An active friend link", "friend-links", "FriendLink", public),
-		"OPTIONS /api/v1/friend-links/{id}":      preflight("preflightFriendLink", "friend-links"),
-		"GET /api/v1/admin/friend-links":         listB("adminListFriendLinks", "Every friend link", "friend-links", "FriendLink", admin, keywordParam(), queryParam("is_active", boolean(""), "Only active, or only inactive, links.")),
-		"GET /api/v1/admin/friend-links/{id}":    getB("adminGetFriendLink", "A friend link", "friend-links", "FriendLink", admin),
-		"POST /api/v1/admin/friend-links":        writeB("createFriendLink", "Create a friend link", "friend-links", "FriendLinkInput", "FriendLink", 201, 400, 401, 403, 409, 422),
-		"PUT /api/v1/admin/friend-links/{id}":    writeB("replaceFriendLink", "Replace a friend link", "friend-links", "FriendLinkInput", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
-		"PATCH /api/v1/admin/friend-links/{id}":  writeB("updateFriendLink", "Change a friend link", "friend-links", "FriendLinkPatch", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
-		"DELETE /api/v1/admin/friend-links/{id}": deleteB("deleteFriendLink", "Delete a friend link", "friend-links"),
-		"GET /api/v1/admin/settings":             {id: "getSettings", summary: "The runtime settings", tag: "settings", auth: admin, responses: responses(okB(200, ref("Settings")), errsB(401, 403))},
-		"PUT /api/v1/admin/settings":             writeB("putSettings", "Change runtime settings (omitted keys keep their values)", "settings", "SettingsPatch", "Settings", 200, 400, 401, 403, 413, 422),
-		"POST /api/v1/admin/ai/summary":          writeB("aiSummary", "Suggest a summary", "ai", "AIInput", "AISummary", 200, 400, 401, 403, 404, 422, 502),
-		"POST /api/v1/admin/ai/tags":             writeB("aiTags", "Suggest tags", "ai", "AIInput", "AITags", 200, 400, 401, 403, 404, 422, 502),
+		"OPTIONS /api/v1/posts":               preflight("preflightPosts", "posts"),
+		"GET /api/v1/posts/{id}":              getB("getPost", "A public post", "posts", "Post", public),
+		"OPTIONS /api/v1/posts/{id}":          preflight("preflightPost", "posts"),
+		"GET /api/v1/posts/slug/{slug}":       moved(getB("getPostBySlug", "A public post by slug", "posts", "Post", public)),
+		"OPTIONS /api/v1/posts/slug/{slug}":   preflight("preflightPostBySlug", "posts"),
+		"GET /api/v1/posts/{id}/comments":     listCommentsOp(),
+		"OPTIONS /api/v1/posts/{id}/comments": preflight("preflightPostComments", "comments"),
+		"GET /api/v1/admin/posts":             listB("adminListPosts", "Every post, newest created first", "posts", "PostItem", admin, keywordParam(), status, queryParam("tag_id", stringOf(""), "Only posts with this tag."), queryParam("category_id", stringOf(""), "Only posts in this category.")),
+		"GET /api/v1/admin/posts/{id}":        getB("adminGetPost", "A post of any status", "posts", "Post", admin),
+		"GET /api/v1/admin/posts/slug/{slug}": moved(getB("adminGetPostBySlug", "A post of any status by slug", "posts", "Post", admin)),
+		"POST /api/v1/admin/posts":            writeB("createPost", "Create a post", "posts", "PostInput", "Post", 201, 400, 401, 403, 409, 413, 422),
+		"PUT /api/v1/admin/posts/{id}":        writeB("replacePost", "Replace a post (omitted fields take their defaults)", "posts", "PostInput", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
+		"PATCH /api/v1/admin/posts/{id}":      writeB("updatePost", "Change some fields of a post", "posts", "PostPatch", "Post", 200, 400, 401, 403, 404, 409, 413, 422),
+		"DELETE /api/v1/admin/posts/{id}":     deleteB("deletePost", "Delete a post (soft delete)", "posts"),
+		"POST /api/v1/posts/{id}/comments":    {id: "submitComment", summary: "Submit a comment for moderation", tag: "comments", description: "Rate limited: 5 a minute per address, shared with the site's comment form.", body: jsonBody(ref("CommentInput")), responses: responses(okB(201, ref("CommentReceipt")), errsB(400, 403, 404, 413, 422, 429))},
+		"GET /api/v1/admin/comments":          listB("adminListComments", "Every comment", "comments", "AdminComment", admin, queryParam("status", enum("", "approved", "pending", "spam"), "Only this status."), keywordParam(), queryParam("post_id", stringOf(""), "Only comments on this post.")),
+		"GET /api/v1/admin/comments/stats":    {id: "commentStats", summary: "Comment counts by status", tag: "comments", auth: admin, responses: responses(okB(200, ref("CommentStats")), errsB(401, 403))},
+		"PATCH /api/v1/admin/comments/{id}":   writeB("reviewComment", "Approve, hold or mark a comment as spam", "comments", "CommentReview", "AdminComment", 200, 400, 401, 403, 404, 422),
+		"DELETE /api/v1/admin/comments/{id}":  deleteB("deleteComment", "Delete a comment for good", "comments"),
+		"GET /api/v1/pages":                   listB("listPages", "Public pages", "pages", "Page", public),
+		"OPTIONS /api/v1/pages":               preflight("preflightPages", "pages"),
+		"GET /api/v1/pages/slug/{slug}":       moved(getB("getPageBySlug", "A public page by slug", "pages", "Page", public)),
+		"OPTIONS /api/v1/pages/slug/{slug}":   preflight("preflightPageBySlug", "pages"),
+		"GET /api/v1/admin/pages":             listB("adminListPages", "Every page", "pages", "Page", admin, status, keywordParam()),
+		"GET /api/v1/admin/pages/{id}":        getB("adminGetPage", "A page of any status", "pages", "Page", admin),
+		"POST /api/v1/admin/pages":            writeB("createPage", "Create a page", "pages", "PageInput", "Page", 201, 400, 401, 403, 409, 413, 422),
+		"PUT /api/v1/admin/pages/{id}":        writeB("replacePage", "Replace a page", "pages", "PageInput", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
+		"PATCH /api/v1/admin/pages/{id}":      writeB("updatePage", "Change some fields of a page", "pages", "PagePatch", "Page", 200, 400, 401, 403, 404, 409, 413, 422),
+		"DELETE /api/v1/admin/pages/{id}":     deleteB("deletePage", "Delete a page", "pages"),
+
+		// Revisions.
+		"GET /api/v1/admin/posts/{id}/revisions":                listRevisions("listPostRevisions", "post"),
+		"GET /api/v1/admin/posts/{id}/revisions/{rev}":          getRevision("getPostRevision", "post", "PostRevision"),
+		"POST /api/v1/admin/posts/{id}/revisions/{rev}/restore": restoreRevision("restorePostRevision", "post", "Post"),
+		"GET /api/v1/admin/pages/{id}/revisions":                listRevisions("listPageRevisions", "page"),
+		"GET /api/v1/admin/pages/{id}/revisions/{rev}":          getRevision("getPageRevision", "page", "PageRevision"),
+		"POST /api/v1/admin/pages/{id}/revisions/{rev}/restore": restoreRevision("restorePageRevision", "page", "Page"),
+		"GET /api/v1/categories":                                listB("listCategories", "Categories, oldest first", "categories", "Term", public, keywordParam()),
+		"OPTIONS /api/v1/categories":                            preflight("preflightCategories", "categories"),
+		"GET /api/v1/categories/{id}":                           getB("getCategory", "A category", "categories", "Term", public),
+		"OPTIONS /api/v1/categories/{id}":                       preflight("preflightCategory", "categories"),
+		"GET /api/v1/admin/categories":                          listB("adminListCategories", "Categories", "categories", "Term", admin, keywordParam()),
+		"GET /api/v1/admin/categories/{id}":                     getB("adminGetCategory", "A category", "categories", "Term", admin),
+		"POST /api/v1/admin/categories":                         writeB("createCategory", "Create a category", "categories", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/categories/{id}":                     writeB("replaceCategory", "Replace a category", "categories", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/categories/{id}":                   writeB("updateCategory", "Change a category", "categories", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/categories/{id}":                  deleteB("deleteCategory", "Delete a category; its posts lose it", "categories"),
+		"GET /api/v1/tags":                                      listB("listTags", "Tags, oldest first", "tags", "Term", public, keywordParam()),
+		"OPTIONS /api/v1/tags":                                  preflight("preflightTags", "tags"),
+		"GET /api/v1/tags/{id}":                                 getB("getTag", "A tag", "tags", "Term", public),
+		"OPTIONS /api/v1/tags/{id}":                             preflight("preflightTag", "tags"),
+		"GET /api/v1/admin/tags":                                listB("adminListTags", "Tags", "tags", "Term", admin, keywordParam()),
+		"GET /api/v1/admin/tags/{id}":                           getB("adminGetTag", "A tag", "tags", "Term", admin),
+		"POST /api/v1/admin/tags":                               writeB("createTag", "Create a tag", "tags", "TermInput", "Term", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/tags/{id}":                           writeB("replaceTag", "Replace a tag", "tags", "TermInput", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/tags/{id}":                         writeB("updateTag", "Change a tag", "tags", "TermPatch", "Term", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/tags/{id}":                        deleteB("deleteTag", "Delete a tag; its posts lose it", "tags"),
+		"GET /api/v1/friend-links":                              listB("listFriendLinks", "Active friend links, by sort then newest", "friend-links", "FriendLink", public, keywordParam()),
+		"OPTIONS /api/v1/friend-links":                          preflight("preflightFriendLinks", "friend-links"),
+		"GET /api/v1/friend-links/{id}":                         getB("getFriendLink", "An active friend link", "friend-links", "FriendLink", public),
+		"OPTIONS /api/v1/friend-links/{id}":                     preflight("preflightFriendLink", "friend-links"),
+		"GET /api/v1/admin/friend-links":                        listB("adminListFriendLinks", "Every friend link", "friend-links", "FriendLink", admin, keywordParam(), queryParam("is_active", boolean(""), "Only active, or only inactive, links.")),
+		"GET /api/v1/admin/friend-links/{id}":                   getB("adminGetFriendLink", "A friend link", "friend-links", "FriendLink", admin),
+		"POST /api/v1/admin/friend-links":                       writeB("createFriendLink", "Create a friend link", "friend-links", "FriendLinkInput", "FriendLink", 201, 400, 401, 403, 409, 422),
+		"PUT /api/v1/admin/friend-links/{id}":                   writeB("replaceFriendLink", "Replace a friend link", "friend-links", "FriendLinkInput", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
+		"PATCH /api/v1/admin/friend-links/{id}":                 writeB("updateFriendLink", "Change a friend link", "friend-links", "FriendLinkPatch", "FriendLink", 200, 400, 401, 403, 404, 409, 422),
+		"DELETE /api/v1/admin/friend-links/{id}":                deleteB("deleteFriendLink", "Delete a friend link", "friend-links"),
+		"GET /api/v1/admin/settings":                            {id: "getSettings", summary: "The runtime settings", tag: "settings", auth: admin, responses: responses(okB(200, ref("Settings")), errsB(401, 403))},
+		"PUT /api/v1/admin/settings":                            writeB("putSettings", "Change runtime settings (omitted keys keep their values)", "settings", "SettingsPatch", "Settings", 200, 400, 401, 403, 413, 422),
+		"POST /api/v1/admin/ai/summary":                         writeB("aiSummary", "Suggest a summary", "ai", "AIInput", "AISummary", 200, 400, 401, 403, 404, 422, 502),
+		"POST /api/v1/admin/ai/tags":                            writeB("aiTags", "Suggest tags", "ai", "AIInput", "AITags", 200, 400, 401, 403, 404, 422, 502),
 
 		// File host: uploads and Lsky compatibility.
 		"POST /api/v1/upload": {id: "upload", summary: "Upload a file", tag: "uploads", auth: user,
@@ -302,8 +338,8 @@ func operations() map[string]operation {
 
 		// Classic site.
 		"GET /":                  site("siteHome", "Home: the newest public posts", pageParam()),
-		"GET /posts/{slug}":      site("sitePost", "A public post with its comments", queryParam("comment", enum("", "pending"), "`pending` shows the awaits-moderation notice.")),
-		"GET /pages/{slug}":      site("sitePage", "A public page"),
+		"GET /posts/{slug}":      movedPage(site("sitePost", "A public post with its comments", queryParam("comment", enum("", "pending"), "`pending` shows the awaits-moderation notice."))),
+		"GET /pages/{slug}":      movedPage(site("sitePage", "A public page")),
 		"GET /categories/{slug}": site("siteCategory", "A category's public posts", pageParam()),
 		"GET /tags/{slug}":       site("siteTag", "A tag's public posts", pageParam()),
 		"GET /search":            site("siteSearch", "Search public posts", queryParam("q", stringOf(""), "The words (200 characters used)."), pageParam()),
@@ -488,6 +524,17 @@ func operations() map[string]operation {
 				"render.render_mode", "render.enable_cors", "ai.enabled", "ai.provider", "ai.base_url", "ai.model", "ai.api_key",
 				"remove_api_key", "ai.auto_summary", "ai.auto_tag", "form_token"),
 			back("Back to the settings."), 422),
+		// Blog console: revisions (docs/console.md#revisions).
+		"GET /console/blog/posts/{id}/revisions": with(page("consolePostRevisions", "A post's revisions", console, forbiddenAdmin, htmlPage(400, "A bad `page`."), htmlPage(404, "No such post.")),
+			pageParam()),
+		"GET /console/blog/posts/{id}/revisions/{rev}": page("consolePostRevision", "A post's revision against its current version", console, forbiddenAdmin, htmlPage(404, "No such post or revision.")),
+		"POST /console/blog/posts/{id}/revisions/{rev}/restore": post("consoleRestorePostRevision", "Restore a post's revision", console, formBody("form_token"),
+			back("To the post's editor, with a notice."), 404, 409, 422),
+		"GET /console/blog/pages/{id}/revisions": with(page("consolePageRevisions", "A page's revisions", console, forbiddenAdmin, htmlPage(400, "A bad `page`."), htmlPage(404, "No such page.")),
+			pageParam()),
+		"GET /console/blog/pages/{id}/revisions/{rev}": page("consolePageRevision", "A page's revision against its current version", console, forbiddenAdmin, htmlPage(404, "No such page or revision.")),
+		"POST /console/blog/pages/{id}/revisions/{rev}/restore": post("consoleRestorePageRevision", "Restore a page's revision", console, formBody("form_token"),
+			back("To the page's editor, with a notice."), 404, 409, 422),
 	}
 }
 

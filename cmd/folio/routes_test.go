@@ -182,10 +182,11 @@ func TestEveryRouteIsInTheAPIReference(t *testing.T) {
 	}
 	doc := string(raw)
 	asDocumented := map[string][]string{
-		"GET /{$}":                         {"GET /"},
-		"DELETE /api/v1/images/{key...}":   {"DELETE /api/v1/images/{key}"},
-		"GET /api/v1/posts/{id}/{sub}":     {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
-		"OPTIONS /api/v1/posts/{id}/{sub}": {"GET /api/v1/posts/slug/{slug}"},
+		"GET /{$}":                           {"GET /"},
+		"DELETE /api/v1/images/{key...}":     {"DELETE /api/v1/images/{key}"},
+		"GET /api/v1/posts/{id}/{sub}":       {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
+		"OPTIONS /api/v1/posts/{id}/{sub}":   {"GET /api/v1/posts/slug/{slug}"},
+		"GET /api/v1/admin/posts/{id}/{sub}": {"GET /api/v1/admin/posts/slug/{slug}", "GET /api/v1/admin/posts/{id}/revisions"},
 	}
 	for _, r := range a.router.Routes() {
 		if r.Fallback {

@@ -33,7 +33,7 @@ func TestSettingsDocumentShape(t *testing.T) {
 	c := newSettingsApp(t, nil)
 	const want = `{"code":200,"data":{` +
 		`"site":{"site_name":"Folio","site_url":"","description":"A blog and file host","keywords":"","favicon":"","logo":"","icp":"","footer":""},` +
-		`"post":{"posts_per_page":10,"enable_comment":true,"enable_toc":true,"summary_length":200,"default_cover_url":""},` +
+		`"post":{"posts_per_page":10,"enable_comment":true,"enable_toc":true,"summary_length":200,"default_cover_url":"","revisions_kept":20},` +
 		`"render":{"render_mode":"classic","api_prefix":"/api/v1","enable_cors":false},` +
 		`"ai":{"enabled":false,"provider":"openai","api_key":"","model":"","base_url":"","auto_summary":false,"auto_tag":false},` +
 		`"upload":{"allow_guest_upload":false,"allow_duplicate":false,"allow_register":false,"max_file_size":104857600,` +

@@ -995,6 +995,60 @@ async function stepBlog(browser) {
   await r.context.close();
 }
 
+// stepRevisions: the administrator saves a published post through the API
+// a few times, renaming it twice; its first slug still reaches it; the
+// console lists its revisions, compares one with the current version and
+// restores it. The restore lands on the post editor, another page of the
+// console: until that page exists the landing is a 404.
+async function stepRevisions(browser) {
+  if (!state.admin) {
+    state.admin = await newContext(browser, "admin");
+    await signIn(state.admin.page, ADMIN_USER, ADMIN_PASSWORD);
+  }
+  const page = state.admin.page;
+  const api = async (method, p, data) => {
+    const res = await page.request.fetch(`${BASE}${p}`, { method, data, headers: { Origin: BASE } });
+    check(res.ok(), `${method} ${p} answered ${res.status()}: ${await res.text()}`);
+    return (await res.json()).data;
+  };
+  const stamp = Date.now().toString(36);
+  const slugs = [`revised-${stamp}`, `revised-${stamp}-b`, `revised-${stamp}-c`];
+  const body = (slug, text) => ({ title: "A post with a history", slug, status: "published",
+    content_markdown: `# A history\n\nThe opening line.\n\n${text}\n\nThe closing line.` });
+  const post = await api("POST", "/api/v1/admin/posts", body(slugs[0], "The original middle."));
+  await api("PUT", `/api/v1/admin/posts/${post.id}`, body(slugs[0], "A rewritten middle,\nnow on two lines."));
+  await api("PUT", `/api/v1/admin/posts/${post.id}`, body(slugs[1], "A rewritten middle,\nnow on two lines."));
+  await api("PUT", `/api/v1/admin/posts/${post.id}`, body(slugs[2], "A rewritten middle,\nnow on two lines."));
+
+  // The first slug leads to the current one.
+  await go(page, `/posts/${slugs[0]}`);
+  check((await path(page)) === `/posts/${slugs[2]}`, `/posts/${slugs[0]} landed on ${page.url()}`);
+  await need(page, "text=now on two lines", "the current text on the post");
+
+  await go(page, `/console/blog/posts/${post.id}/revisions`);
+  await need(page, "#revisions-table tbody tr:nth-child(3)", "three revisions in #revisions-table");
+  await look(page, "blog-revisions");
+  // The oldest is the post as created.
+  const oldest = page.locator("#revisions-table tbody tr:last-child a");
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), oldest.click()]);
+  await need(page, ".diff del", "a removed line (del) in the diff");
+  await need(page, ".diff ins", "an added line (ins) in the diff");
+  await need(page, "#revision-changes", "the table of changed fields");
+  await look(page, "blog-revision");
+
+  await submit(page, "#revision-restore");
+  check((await path(page)) === `/console/blog/posts/${post.id}`, `the restore landed on ${page.url()}`);
+  const note = await flash(page);
+  check(/^Restored the version of /.test(note), `the restore's flash says ${JSON.stringify(note)}`);
+
+  // The site shows the restored text under the restored slug, and the
+  // slug it gave up leads there.
+  await go(page, `/posts/${slugs[2]}`);
+  check((await path(page)) === `/posts/${slugs[0]}`, `/posts/${slugs[2]} landed on ${page.url()} after the restore`);
+  await need(page, "text=The original middle.", "the restored text on the post");
+  await settle(page);
+}
+
 // ---------------------------------------------------------------------------
 
 async function main() {
@@ -1015,6 +1069,7 @@ async function main() {
     ["h. write a post in the editor", () => stepBlogPost(browser)],
     ["i. preview link, signed out", () => stepPreview(browser)],
     ["j. run the blog", () => stepBlog(browser)],
+    ["k. revisions and slug redirect", () => stepRevisions(browser)],
   ];
   let failed = false;
   try {
