@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
@@ -101,20 +102,34 @@ func configText(v any) string {
 	return string(raw)
 }
 
+// The flashes of a saved page, by which the editor knows it follows a
+// save.
+const (
+	flashPageCreated = "Page created."
+	flashPageSaved   = "Page saved."
+)
+
 // pageFormView is the page editor: the page's fields as typed, the
 // templates with their config fields, and the field to mark.
 type pageFormView struct {
 	ID              string // "" for a new page
 	Title, Slug     string
 	ContentMarkdown string
-	Status          string
-	Template        string
-	ShowInNav       bool
-	SortOrder       string
-	PublicSlug      string // the slug of the stored page while it is published: a link to the site
-	Templates       []pageTemplate
-	Statuses        []string
-	Field           string
+	// ContentHTML is the stored page's rendering: the preview until the
+	// editor's script renders what is typed.
+	ContentHTML template.HTML
+	Status      string
+	Template    string
+	ShowInNav   bool
+	SortOrder   string
+	PublicSlug  string // the slug of the stored page while it is published: a link to the site
+	Templates   []pageTemplate
+	Statuses    []string
+	Field       string
+	// Saved: the page follows a save, so the editor's script drops the
+	// stored draft; SavedAlso names more draft keys it makes stale.
+	Saved     bool
+	SavedAlso string
 }
 
 // DraftKey names the editor's local drafts (docs/console.md#pages).
@@ -133,6 +148,7 @@ func (b *Blog) newPageForm(p *Page) (pageFormView, error) {
 	cfg := map[string]any{}
 	if p != nil {
 		f.ID, f.Title, f.Slug, f.ContentMarkdown = p.ID, p.Title, p.Slug, p.ContentMarkdown
+		f.ContentHTML = p.ContentHTML
 		f.Status, f.Template, f.ShowInNav, f.SortOrder = p.Status, p.Template, p.ShowInNav, strconv.Itoa(p.SortOrder)
 		if p.Status == StatusPublished {
 			f.PublicSlug = p.Slug
@@ -239,6 +255,12 @@ func (b *Blog) renderPageEditor(w http.ResponseWriter, r *http.Request, status i
 		title = "Edit page"
 	}
 	v := b.console.View(w, r, title, "blog-pages")
+	if status == http.StatusOK && v.Flash != "" {
+		f.Saved = true
+		if v.Flash == flashPageCreated {
+			f.SavedAlso = "page:new"
+		}
+	}
 	v.Error = problem
 	v.Data = f
 	b.console.Render(w, r, status, "blog-page", v)
@@ -292,9 +314,9 @@ func (b *Blog) savePageForm(w http.ResponseWriter, r *http.Request, cur *Page) e
 	if err != nil {
 		return err
 	}
-	msg := "Page saved."
+	msg := flashPageSaved
 	if cur == nil {
-		msg = "Page created."
+		msg = flashPageCreated
 	}
 	b.console.Redirect(w, r, "/console/blog/pages/"+id, msg)
 	return nil

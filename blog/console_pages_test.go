@@ -9,7 +9,7 @@ func TestBlogConsolePageEditorShowsEveryTemplatesFieldset(t *testing.T) {
 	e := newConsoleEnv(t)
 	res, _ := consolePage(t, e.admin, "/console/blog/pages/new", 200)
 	if !has(res, "<title>New page · ", `data-editor data-draft-key="page:new"`, `data-slug-source`, `data-slug-target`,
-		`data-md-source`, `<div class="blog-preview" data-md-preview aria-live="polite"></div>`,
+		`data-md-source`, `<div class="article" data-md-preview></div>`, `/static/editor.`,
 		`<option value="about">about</option>`, `<option value="default" selected>default</option>`,
 		`data-template-config="about"`, `data-template-config="default"`,
 		`name="config.about.email" type="text" value="" data-required>`, `email <span class="blog-required">(required)</span>`,

@@ -20,12 +20,6 @@ func (p consolePages) admin(h httpx.HandlerFunc) http.Handler {
 	return auth.ConsoleHeaders(p.c.Require(true)(p.c.Handle(h)))
 }
 
-// open is a page outside the console's sign-in: what it shows is guarded
-// by its own means (a signed preview link).
-func (p consolePages) open(h httpx.HandlerFunc) http.Handler {
-	return auth.ConsoleHeaders(p.c.Handle(h))
-}
-
 // consoleRoutes registers the blog half of the web console, under
 // /console/blog. Misses under /console/ are the file host's console
 // surface's, which answers them with the console's error page, and a 405

@@ -17,6 +17,7 @@ type settingsForm struct {
 	Settings
 	PostsPerPage  string
 	SummaryLength string
+	RevisionsKept string
 	// KeyEnding is the stored key's last four characters, "" when the
 	// key is too short to show any; HasKey whether a key is stored.
 	HasKey    bool
@@ -27,7 +28,7 @@ type settingsForm struct {
 
 func newSettingsForm(s Settings) settingsForm {
 	f := settingsForm{Settings: s, PostsPerPage: strconv.Itoa(s.Post.PostsPerPage),
-		SummaryLength: strconv.Itoa(s.Post.SummaryLength), Providers: []string{ai.ProviderOpenAI, ai.ProviderOllama}}
+		SummaryLength: strconv.Itoa(s.Post.SummaryLength), RevisionsKept: strconv.Itoa(s.Post.RevisionsKept), Providers: []string{ai.ProviderOpenAI, ai.ProviderOllama}}
 	f.HasKey = s.AI.APIKey != ""
 	f.KeyEnding = strings.TrimPrefix(maskKey(s.AI.APIKey), maskPrefix)
 	f.AI.APIKey = ""
@@ -75,6 +76,7 @@ func (b *Blog) handleConsoleSaveSettings(w http.ResponseWriter, r *http.Request)
 	}
 	form := newSettingsForm(next)
 	form.PostsPerPage, form.SummaryLength = strings.TrimSpace(v("post.posts_per_page")), strings.TrimSpace(v("post.summary_length"))
+	form.RevisionsKept = strings.TrimSpace(v("post.revisions_kept"))
 	// The key as stored before: a refused form changes nothing.
 	form.HasKey = cur.AI.APIKey != ""
 	form.KeyEnding = strings.TrimPrefix(maskKey(cur.AI.APIKey), maskPrefix)
@@ -83,6 +85,8 @@ func (b *Blog) handleConsoleSaveSettings(w http.ResponseWriter, r *http.Request)
 		err = &sqlstore.FieldError{Key: "post.posts_per_page", Msg: "must be a whole number"}
 	} else if next.Post.SummaryLength, err = strconv.Atoi(form.SummaryLength); err != nil {
 		err = &sqlstore.FieldError{Key: "post.summary_length", Msg: "must be a whole number"}
+	} else if next.Post.RevisionsKept, err = strconv.Atoi(form.RevisionsKept); err != nil {
+		err = &sqlstore.FieldError{Key: "post.revisions_kept", Msg: "must be a whole number"}
 	} else {
 		err = b.settings.Put(r.Context(), next)
 	}

@@ -10,7 +10,7 @@ func settingsFields(extra ...string) []string {
 	f := map[string]string{
 		"site.site_name": "Console Blog", "site.site_url": "", "site.description": "About things", "site.keywords": "a, b",
 		"site.favicon": "", "site.logo": "", "site.icp": "", "site.footer": "Foot",
-		"post.posts_per_page": "7", "post.summary_length": "150", "post.default_cover_url": "", "post.enable_comment": "1",
+		"post.posts_per_page": "7", "post.summary_length": "150", "post.revisions_kept": "5", "post.default_cover_url": "", "post.enable_comment": "1",
 		"render.render_mode": "classic", "ai.provider": "openai", "ai.base_url": "", "ai.model": "gpt-x", "ai.api_key": "",
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -29,7 +29,7 @@ func TestBlogConsoleSettings(t *testing.T) {
 	data(t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"ai": map[string]any{"api_key": key}}), 200, nil)
 
 	res, _ := consolePage(t, e.admin, "/console/blog/settings", 200)
-	if !has(res, "<title>Blog settings · ", `name="site.site_name" type="text" value="Folio"`, `name="post.posts_per_page" type="text" value="10"`,
+	if !has(res, "<title>Blog settings · ", `name="site.site_name" type="text" value="Folio"`, `name="post.posts_per_page" type="text" value="10"`, `name="post.revisions_kept" type="text" value="20"`,
 		`<option value="classic" selected>classic</option>`, `id="render-api-prefix" type="text" value="/api/v1" readonly`,
 		`name="ai.api_key" type="password" autocomplete="off" value=""`, "A key ending in …1234 is stored; leave empty to keep it.",
 		`name="remove_api_key"`) || has(res, key) {
@@ -42,7 +42,7 @@ func TestBlogConsoleSettings(t *testing.T) {
 		t.Fatalf("key after an empty field: %q", k)
 	}
 	s := e.settings.Get(t.Context())
-	if s.Site.SiteName != "Console Blog" || s.Post.PostsPerPage != 7 || !s.Post.EnableComment || !s.Post.EnableTOC ||
+	if s.Site.SiteName != "Console Blog" || s.Post.PostsPerPage != 7 || s.Post.RevisionsKept != 5 || !s.Post.EnableComment || !s.Post.EnableTOC ||
 		s.Render.EnableCORS || s.AI.Model != "gpt-x" || s.Render.APIPrefix != "/api/v1" {
 		t.Fatalf("stored: %+v", s)
 	}
@@ -59,6 +59,8 @@ func TestBlogConsoleSettings(t *testing.T) {
 		{"post.posts_per_page", "0", "Not saved: post.posts_per_page must be between 1 and 100."},
 		{"post.posts_per_page", "many", "Not saved: post.posts_per_page must be a whole number."},
 		{"post.summary_length", "-1", "Not saved: post.summary_length"},
+		{"post.revisions_kept", "1001", "Not saved: post.revisions_kept"},
+		{"post.revisions_kept", "some", "Not saved: post.revisions_kept must be a whole number."},
 		{"render.render_mode", "fancy", "Not saved: render.render_mode"},
 		{"ai.provider", "other", "Not saved: ai.provider"},
 		{"ai.base_url", "ftp://x", "Not saved: ai.base_url"},

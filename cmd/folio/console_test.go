@@ -55,7 +55,7 @@ func TestEveryConsolePageSendsTheCSP(t *testing.T) {
 	n := 0
 	for _, r := range a.router.Routes() {
 		method, path, _ := strings.Cut(r.Pattern, " ")
-		if r.Surface != "console" || r.Fallback || method != "GET" || path == "/console" {
+		if (r.Surface != "console" && r.Surface != "console-blog") || r.Fallback || method != "GET" || path == "/console" {
 			continue
 		}
 		path = strings.ReplaceAll(path, "{$}", "")
