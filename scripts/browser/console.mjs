@@ -817,7 +817,9 @@ async function stepPreview(browser) {
 // the slug follows the title, a pasted image is uploaded into the
 // Markdown, the preview renders a table and a footnote, unsaved text
 // survives a reload, a future date schedules the post, and a slug change
-// saves. Leaves state.blogPost = {id, slug}.
+// saves. Its preview link is opened signed out while it is scheduled; after
+// the slug change its old address answers 301, and the version before is
+// restored. Leaves state.blogPost = {id, slug}.
 async function stepBlogPost(browser) {
   if (!state.admin) {
     const a = await newContext(browser, "admin");
@@ -889,6 +891,23 @@ async function stepBlogPost(browser) {
   await go(page, "/console/blog/posts?status=scheduled");
   await need(page, `tr[data-post="${id}"] .status-scheduled`, "the post listed as scheduled");
 
+  // Its preview link, opened by someone signed out, shows the scheduled
+  // post as the site will.
+  await go(page, `/console/blog/posts/${id}/preview`);
+  await submit(page, "#preview-form");
+  const previewURL = await valueOf(page, "#preview-url");
+  check(previewURL.startsWith(BASE + "/preview/"), `#preview-url holds ${previewURL}, not a preview link`);
+  const reader = await newContext(browser, "reader");
+  try {
+    await go(reader.page, previewURL);
+    check((await reader.page.locator("h1").first().textContent()).trim() === title, "the preview does not show the post's title");
+    check(/scheduled/i.test(await reader.page.locator("#preview-banner").textContent()), "the preview banner does not say the post is scheduled");
+    await need(reader.page, "main table", "the table in the preview");
+    await need(reader.page, 'main img[src*="/i/"]', "the pasted image in the preview");
+  } finally {
+    await reader.context.close();
+  }
+
   // Now: published and visible.
   await go(page, `/console/blog/posts/${id}`);
   await page.locator("#post-published").fill(local(new Date(Date.now() - 60 * 1000)));
@@ -900,14 +919,36 @@ async function stepBlogPost(browser) {
   await need(page, "article table, main table", "the table on the site's post");
   await settle(page);
 
-  // A new slug.
+  // A new slug and an added line: the old address answers 301.
   await go(page, `/console/blog/posts/${id}`);
   const newSlug = `${slug}-moved`;
   await page.locator("#post-slug").fill(newSlug);
+  await page.locator("#post-content").evaluate((el) => {
+    el.setRangeText("\n\nA line added with the new slug.\n", el.value.length, el.value.length, "end");
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  });
   await submit(page, "#post-editor");
   check((await flash(page)) === "Saved.", "no Saved. flash after the slug change");
   check((await valueOf(page, "#post-slug")) === newSlug, "the slug was not saved");
-  state.blogPost = { id, slug: newSlug };
+  await go(page, `/posts/${slug}`);
+  check((await path(page)) === `/posts/${newSlug}`, `the old slug led to ${page.url()}, not the new one`);
+  await need(page, "text=A line added with the new slug.", "the added line on the post");
+
+  // The version before: restored, slug and text; the slug it gives up
+  // now leads back.
+  await go(page, `/console/blog/posts/${id}/revisions`);
+  const newest = page.locator("#revisions-table tbody tr:first-child a");
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), newest.click()]);
+  await need(page, ".diff ins", "the added line in the diff");
+  await submit(page, "#revision-restore");
+  check((await path(page)) === `/console/blog/posts/${id}`, `the restore landed on ${page.url()}`);
+  check(/^Restored the version of /.test(await flash(page)), "no Restored flash");
+  check((await valueOf(page, "#post-slug")) === slug, "the restore did not bring the slug back");
+  await go(page, `/posts/${newSlug}`);
+  check((await path(page)) === `/posts/${slug}`, `/posts/${newSlug} led to ${page.url()} after the restore`);
+  check(!(await page.content()).includes("A line added with the new slug."), "the restored post still has the added line");
+  await settle(page);
+  state.blogPost = { id, slug };
 }
 
 // stepBlog runs the blog from the console as the administrator: the
