@@ -2,8 +2,10 @@ package blog_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/auth"
 	"folio/blog"
@@ -50,4 +52,23 @@ func has(res *httpxtest.Response, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// userSession is a client signed in to the console as a new account of
+// role user: the blog's console pages are not theirs.
+func (e *env) userSession() *httpxtest.Client {
+	e.t.Helper()
+	ctx := context.Background()
+	u, err := e.auth.CreateUser(ctx, auth.NewUser{Username: fmt.Sprintf("user%d", time.Now().UnixNano()),
+		Email: fmt.Sprintf("user%d@example.com", time.Now().UnixNano()), Password: "a long password"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	v, _, err := e.auth.NewSession(ctx, u.ID, auth.SessionMeta{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := e.anon.Clone()
+	c.Header.Set("Cookie", auth.SessionCookie+"="+v)
+	return c
 }

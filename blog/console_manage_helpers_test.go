@@ -1,18 +1,13 @@
 package blog_test
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"folio/auth"
 	"folio/blog"
 	"folio/httpx"
 	"folio/httpx/httpxtest"
-	"folio/sqlstore"
 	"folio/templates"
 )
 
@@ -33,22 +28,6 @@ func newConsoleSiteEnv(t testing.TB) *env {
 		return httpx.Chain(routes, httpx.Proxies{}.Middleware)
 	}})
 	return e
-}
-
-// userConsole is a browser signed in to the console as a role-user.
-func (e *env) userConsole() *httpxtest.Client {
-	e.t.Helper()
-	id := sqlstore.NewID()
-	now := sqlstore.FromTime(time.Now())
-	e.exec(`INSERT INTO users (id, username, email, password_hash, role, status, quota_bytes, created_at, updated_at)
-		VALUES ($1, $2, '', '', 'user', 'active', 0, $3, $3)`, id, fmt.Sprintf("cu%d", time.Now().UnixNano()), now)
-	v, _, err := e.auth.NewSession(context.Background(), id, auth.SessionMeta{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c := e.anon.Clone()
-	c.Header.Set("Cookie", auth.SessionCookie+"="+v)
-	return c
 }
 
 // adminToken is a form token of e.admin's console session.
@@ -100,7 +79,7 @@ func TestBlogConsoleManagePagesAreTheAdministrators(t *testing.T) {
 		"/console/blog/tags", "/console/blog/tags/" + id, "/console/blog/tags/" + id + "/delete",
 		"/console/blog/links", "/console/blog/links/" + id, "/console/blog/links/" + id + "/delete",
 		"/console/blog/comments/batch", "/console/blog/settings"}
-	user := e.userConsole()
+	user := e.userSession()
 	for _, p := range gets {
 		t.Run("GET "+p, func(t *testing.T) {
 			user.Do("GET", p, nil).Expect(403)

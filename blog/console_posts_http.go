@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -428,7 +429,7 @@ func (b *Blog) handleConsolePreview(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return fmt.Errorf("blog: preview: %w", err)
 	}
-	body, err := json.Marshal(previewAnswer{HTML: out.HTML, TOC: out.TOC})
+	body, err := json.Marshal(previewAnswer{HTML: string(readerHTML(template.HTML(out.HTML))), TOC: out.TOC})
 	if err != nil {
 		return fmt.Errorf("blog: preview: %w", err)
 	}

@@ -9,27 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"folio/auth"
 	"folio/httpx/httpxtest"
 )
-
-// consoleUser signs a new role-user account in to the console and returns
-// its client.
-func (e *env) consoleUser() *httpxtest.Client {
-	e.t.Helper()
-	ctx := context.Background()
-	u, err := e.auth.CreateUser(ctx, auth.NewUser{Username: "writer", Email: "writer@example.com", Password: "a good password"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	v, _, err := e.auth.NewSession(ctx, u.ID, auth.SessionMeta{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c := e.anon.Clone()
-	c.Header.Set("Cookie", auth.SessionCookie+"="+v)
-	return c
-}
 
 // editorToken opens the new-post editor as the administrator and returns
 // its form token.
@@ -88,7 +69,7 @@ func TestConsolePostsSignedOutGoToSignIn(t *testing.T) {
 func TestConsolePostsRefuseAUserSession(t *testing.T) {
 	e := newConsoleEnv(t)
 	p := e.createPost(nil)
-	u := e.consoleUser()
+	u := e.userSession()
 	for _, path := range []string{"/console/blog/posts", "/console/blog/posts/new", "/console/blog/posts/" + p.ID} {
 		if res := u.Do("GET", path, nil); res.Status != 403 {
 			t.Errorf("GET %s as a user: %d, want 403", path, res.Status)

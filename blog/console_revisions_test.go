@@ -1,31 +1,11 @@
 package blog_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"folio/auth"
-	"folio/httpx/httpxtest"
 	"folio/sqlstore"
 )
-
-// userSession is a client signed in to the console as a `user` account.
-func (e *env) userSession() *httpxtest.Client {
-	e.t.Helper()
-	id := sqlstore.NewID()
-	now := sqlstore.FromTime(time.Now())
-	e.exec(`INSERT INTO users (id, username, email, password_hash, role, status, quota_bytes, created_at, updated_at)
-		VALUES ($1, $2, '', '', 'user', 'active', 0, $3, $3)`, id, "reader"+id[:8], now)
-	val, _, err := e.auth.NewSession(context.Background(), id, auth.SessionMeta{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c := e.anon.Clone()
-	c.Header.Set("Cookie", "folio_session="+val)
-	return c
-}
 
 func TestConsoleRevisionPages(t *testing.T) {
 	e := newConsoleEnv(t)

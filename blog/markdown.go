@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"html"
+	"html/template"
 	"net/url"
 	"slices"
 	"strconv"
@@ -296,42 +297,14 @@ func (taskListClasses) Transform(doc *ast.Document, _ text.Reader, _ parser.Cont
 
 // escapeHTMLRenderer shows raw HTML written in Markdown as text instead of
 // passing it through (stored XSS) or silently dropping it (the author would
-// lose what they typed). It also writes the nodes whose default HTML a
-// reader cannot use well: code blocks a keyboard can scroll, and task
-// checkboxes with a name (docs/design.md#classic-site).
+// lose what they typed). It also writes task checkboxes with a name, which
+// goldmark's lack (docs/design.md#classic-site).
 type escapeHTMLRenderer struct{}
 
 func (escapeHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindRawHTML, renderRawHTMLEscaped)
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlockEscaped)
-	reg.Register(ast.KindCodeBlock, renderCodeBlock)
-	reg.Register(ast.KindFencedCodeBlock, renderCodeBlock)
 	reg.Register(extast.KindTaskCheckBox, renderTaskCheckBox)
-}
-
-// renderCodeBlock writes a code block as goldmark does, with the <pre> in
-// the tab order: a long line scrolls it sideways, which a keyboard user
-// can only do once it has focus.
-func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-	if !entering {
-		return ast.WalkContinue, nil
-	}
-	_, _ = w.WriteString(`<pre tabindex="0"><code`)
-	if n, ok := node.(*ast.FencedCodeBlock); ok {
-		if lang := n.Language(source); lang != nil {
-			_, _ = w.WriteString(` class="language-`)
-			_, _ = w.Write(util.EscapeHTML(lang))
-			_ = w.WriteByte('"')
-		}
-	}
-	_ = w.WriteByte('>')
-	lines := node.Lines()
-	for i := range lines.Len() {
-		seg := lines.At(i)
-		_, _ = w.Write(util.EscapeHTML(seg.Value(source)))
-	}
-	_, _ = w.WriteString("</code></pre>\n")
-	return ast.WalkSkipChildren, nil
 }
 
 // renderTaskCheckBox writes a task's checkbox named by the task's text, so
@@ -455,4 +428,14 @@ func safeURL(raw string, image bool) bool {
 		}
 	}
 	return false
+}
+
+// readerHTML is a stored rendering as the site and the editor's preview
+// show it: code blocks join the tab order, since a long line scrolls
+// sideways, which a keyboard can do only in an element that has focus. The
+// API's content_html keeps goldmark's plain <pre><code> for the clients
+// that style or parse it. Raw HTML in Markdown is escaped, so every
+// "<pre><code" here is the renderer's.
+func readerHTML(h template.HTML) template.HTML {
+	return template.HTML(strings.ReplaceAll(string(h), "<pre><code", `<pre tabindex="0"><code`))
 }

@@ -64,8 +64,8 @@ func TestRenderedHTMLServesKeyboardAndScreenReaders(t *testing.T) {
 		`<li class="task-list-item"><input checked="" disabled="" type="checkbox" aria-label="Buy &#34;milk&#34; now"> Buy &quot;milk&quot; &lt;b&gt;now&lt;/b&gt;</li>`,
 		`<li class="task-list-item"><input disabled="" type="checkbox" aria-label="Call Ann"> Call <em>Ann</em></li>`,
 		"<ul>\n<li>plain item</li>",
-		`<pre tabindex="0"><code class="language-go">func main() { x := &quot;&lt;script&gt;&quot; }` + "\n</code></pre>",
-		`<pre tabindex="0"><code>indented &lt;i&gt;` + "\n</code></pre>",
+		`<pre><code class="language-go">func main() { x := &quot;&lt;script&gt;&quot; }` + "\n</code></pre>",
+		`<pre><code>indented &lt;i&gt;` + "\n</code></pre>",
 		`<img src="/a.png" alt="pic" loading="lazy" decoding="async">`,
 	} {
 		if !strings.Contains(out.HTML, want) {

@@ -1,13 +1,11 @@
 package blog_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"folio/auth"
 	"folio/blog"
 	"folio/httpx"
 	"folio/httpx/httpxtest"
@@ -252,24 +250,6 @@ func TestPreviewLinkAPI(t *testing.T) {
 
 // unknownID is a well-formed id no row has.
 const unknownID = "01900000-0000-7000-8000-000000000000"
-
-// userSession is a client signed in to the console as a new account of
-// role user.
-func (e *siteEnv) userSession() *httpxtest.Client {
-	e.t.Helper()
-	ctx := context.Background()
-	u, err := e.auth.CreateUser(ctx, auth.NewUser{Username: "reader", Email: "reader@example.com", Password: "a long password"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	v, _, err := e.auth.NewSession(ctx, u.ID, auth.SessionMeta{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c := e.anon.Clone()
-	c.Header.Set("Cookie", auth.SessionCookie+"="+v)
-	return c
-}
 
 func TestConsolePreviewPage(t *testing.T) {
 	e := newPreviewEnv(t)

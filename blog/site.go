@@ -320,7 +320,7 @@ func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*
 	}
 	post := &templates.Post{
 		PostSummary:  siteSummary(p.PostItem),
-		ContentHTML:  p.ContentHTML,
+		ContentHTML:  readerHTML(p.ContentHTML),
 		ShowComments: p.ShowComments,
 		CommentsOpen: p.ShowComments && set.Post.EnableComment,
 	}
@@ -382,6 +382,7 @@ func (s *Site) page(w http.ResponseWriter, r *http.Request) (*answer, error) {
 	}
 	v.Meta.Canonical = v.Site.BaseURL + "/pages/" + url.PathEscape(p.Slug)
 	v.Meta.Modified = p.UpdatedAt
+	p.ContentHTML = readerHTML(p.ContentHTML) // p is this request's own copy
 	v.Page = p
 	v.Config = p.ConfigMap()
 	name := p.Template

@@ -477,3 +477,23 @@ func TestSiteHeadAnswersWithoutBody(t *testing.T) {
 		t.Errorf("HEAD: body %d bytes, ETag %q", len(r.Body), r.Header.Get("ETag"))
 	}
 }
+
+// Code blocks scroll sideways, which a keyboard can do only when they take
+// focus: the site (and the page template) puts them in the tab order, while
+// the API's content_html keeps goldmark's plain <pre><code>.
+func TestSiteCodeBlocksTakeFocusButTheAPIKeepsPlainHTML(t *testing.T) {
+	e := newSiteEnv(t)
+	src := "Before.\n\n```go\nfunc main() {}\n```\n"
+	p := e.publish("Code", "slug", "code", "content_markdown", src)
+	if p.ContentHTML == nil || !strings.Contains(*p.ContentHTML, `<pre><code class="language-go">`) {
+		t.Fatalf("API content_html: %v", p.ContentHTML)
+	}
+	if body := e.html("/posts/code", 200); !strings.Contains(body, `<pre tabindex="0"><code class="language-go">`) {
+		t.Errorf("post page: %s", body)
+	}
+	data(t, e.admin.Do("POST", "/api/v1/admin/pages", map[string]any{"title": "Codes", "slug": "codes",
+		"content_markdown": src, "status": "published"}), 201, nil)
+	if body := e.html("/pages/codes", 200); !strings.Contains(body, `<pre tabindex="0"><code class="language-go">`) {
+		t.Errorf("page: %s", body)
+	}
+}
