@@ -43,7 +43,7 @@ type dashboardView struct {
 }
 
 // handleConsoleDashboard is GET /console/blog: the blog at a glance
-// (docs/console.md#dashboard).
+// (docs/console.md#blog-dashboard).
 func (b *Blog) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var d dashboardView

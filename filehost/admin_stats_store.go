@@ -9,7 +9,7 @@ import (
 )
 
 // StorageUsage are the file host's totals, as the blog's dashboard shows
-// them (cmd/folio hands them over; docs/console.md#dashboard).
+// them (cmd/folio hands them over; docs/console.md#administration).
 type StorageUsage struct {
 	Users, Files, RecordBytes, StorageBytes int64
 }
