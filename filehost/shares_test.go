@@ -105,8 +105,11 @@ func TestShareLinkAPI(t *testing.T) {
 		{"bad expiry", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"expires_at": "soon"}, 400, "expires_at must be an RFC 3339 time such as 2026-12-31T23:59:59Z"},
 		{"zero views", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"max_views": 0}, 400, "max_views must be from 1 to 1000000000"},
 		{"too many views", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"max_views": 1_000_000_001}, 400, "max_views must be from 1 to 1000000000"},
-		{"empty password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": ""}, 400, "password must be 1 to 72 bytes of text"},
-		{"long password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": strings.Repeat("x", 73)}, 400, "password must be 1 to 72 bytes of text"},
+		{"empty password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": ""}, 400, "password must be at least 8 characters long"},
+		{"short password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": "1234567"}, 400, "password must be at least 8 characters long"},
+		// Characters, not bytes: 7 characters in 14 bytes are too few.
+		{"short password in many bytes", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": "ääääääа"}, 400, "password must be at least 8 characters long"},
+		{"long password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": strings.Repeat("x", 73)}, 400, "password must be at most 72 bytes of text"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := tt.c.Do(tt.method, tt.path, tt.body).Expect(tt.status)
@@ -265,7 +268,7 @@ func TestSharePasswordForm(t *testing.T) {
 	img := pngBytes(t, 8, 8)
 	u := mustUpload(t, alice, "secret.png", img)
 	sh := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame", "max_views": 2})
-	other := mustShare(t, alice, u.ID, map[string]any{"password": "other"})
+	other := mustShare(t, alice, u.ID, map[string]any{"password": "other secret"})
 	b := browser(e.c)
 
 	form := b.Do("GET", sh.path(), nil).Expect(200)
@@ -300,7 +303,7 @@ func TestSharePasswordForm(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		c.PostForm(other.path(), "form_token", tok, "password", fmt.Sprint("guess", i)).Expect(401)
 	}
-	res := c.PostForm(other.path(), "form_token", tok, "password", "other").Expect(429)
+	res := c.PostForm(other.path(), "form_token", tok, "password", "other secret").Expect(429)
 	if res.Header.Get("Retry-After") == "" || !contains(res, "Too many wrong passwords") {
 		t.Fatalf("429: %v %s", res.Header, res.Body)
 	}
@@ -349,6 +352,7 @@ func TestConsoleSharesAFile(t *testing.T) {
 		{"views not a number", []string{"max_views", "ten"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"zero views", []string{"max_views", "0"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of at most 72 bytes, or leave it empty."},
+		{"a short password", []string{"password", "seven77"}, "Use a password of at least 8 characters, or leave it empty."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := b.PostForm(page+"/shares", append([]string{"form_token", tok}, tt.fields...)...).Expect(422)
@@ -359,7 +363,7 @@ func TestConsoleSharesAFile(t *testing.T) {
 	}
 	b.PostForm(page+"/shares", "max_views", "3").Expect(403) // no form token
 
-	res := b.PostForm(page+"/shares", "form_token", tok, "expires_in", "86400", "max_views", "3", "password", "pw")
+	res := b.PostForm(page+"/shares", "form_token", tok, "expires_in", "86400", "max_views", "3", "password", "pässwörd")
 	if res.Status != 303 || res.Location() != page {
 		t.Fatalf("create: %d %s", res.Status, res.Location())
 	}
