@@ -387,3 +387,134 @@ func TestConsoleSharesAFile(t *testing.T) {
 	}
 	e.c.Do("GET", list.Data[0].path(), nil).Expect(404)
 }
+
+// visitorAt is a browser at address ip (the test server trusts loopback
+// proxies) that has opened the password form of path on e: it returns the
+// visitor and the form's token.
+func visitorAt(t *testing.T, e *testEnv, ip, path string) (*httpxtest.Client, string) {
+	t.Helper()
+	c := browser(e.c)
+	c.Header.Set("X-Forwarded-For", ip)
+	return c, c.Do("GET", path, nil).Expect(200).FormToken()
+}
+
+func TestSharePasswordGuessesAreLimitedPerLink(t *testing.T) {
+	cfg := sqlstoreConfig(t)
+	dir := t.TempDir()
+	one := newTestEnvOn(t, cfg.Open(t), dir)
+	two := newTestEnvOn(t, cfg.Open(t), dir) // another process of the site
+	clock := newTestClock(one, two)
+	_, alice := one.newUser("alice", 0)
+	u := mustUpload(t, alice, "secret.png", pngBytes(t, 8, 8))
+	sh := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame"})
+	path := sh.path()
+	// answer posts one answer from a new address, to either process.
+	addr := 0
+	answer := func(password string) *httpxtest.Response {
+		t.Helper()
+		addr++
+		e := []*testEnv{one, two}[addr%2]
+		c, tok := visitorAt(t, e, fmt.Sprintf("198.51.100.%d", addr), path)
+		return c.PostForm(path, "form_token", tok, "password", password)
+	}
+
+	// 30 wrong answers from 30 addresses, to two processes: the first 20
+	// are checked, then the link's form is closed for the rest of the 15
+	// minutes that began with the first, whatever the address.
+	for i := 1; i <= 30; i++ {
+		res := answer(fmt.Sprint("guess number ", i))
+		if i <= shareGuesses {
+			res.Expect(401)
+			continue
+		}
+		res.Expect(429)
+		if ra := res.Header.Get("Retry-After"); ra != "900" || !contains(res, "Too many wrong passwords for this link.") {
+			t.Fatalf("answer %d: Retry-After %q, %s", i, ra, res.Body)
+		}
+	}
+	// The right password too, or the lock would not stop a guesser.
+	answer("open sesame").Expect(429)
+	clock.advance(10 * time.Minute)
+	if ra := answer("open sesame").Expect(429).Header.Get("Retry-After"); ra != "300" {
+		t.Fatalf("Retry-After %q, want the 300 seconds left of the window", ra)
+	}
+	// A client that does not ask for pages gets the JSON envelope.
+	c, tok := visitorAt(t, two, "198.51.100.250", path)
+	c.Header.Set("Accept", "application/json")
+	res := c.PostForm(path, "form_token", tok, "password", "open sesame").Expect(429)
+	if env := res.A(); env.Code != 42900 || res.Header.Get("Retry-After") != "300" {
+		t.Fatalf("JSON 429: %+v %v", env, res.Header)
+	}
+	// The owner sees why in the console.
+	page := one.consoleAs("alice", testPassword).Do("GET", "/console/files/"+u.ID, nil).Expect(200)
+	if !contains(page, "too many wrong passwords: locked until <time") {
+		t.Fatalf("the file page does not show the lock: %s", page.Body)
+	}
+	// A visitor who had the cookie before still sees the page: only the
+	// form is closed.
+	if _, err := one.db.Exec(t.Context(), "UPDATE shares SET guesses = 0"); err != nil {
+		t.Fatal(err)
+	}
+	early, tok := visitorAt(t, one, "192.0.2.1", path)
+	early.PostForm(path, "form_token", tok, "password", "open sesame").Expect(303)
+	if _, err := one.db.Exec(t.Context(), "UPDATE shares SET guesses = $1", shareGuesses); err != nil {
+		t.Fatal(err)
+	}
+	answer("open sesame").Expect(429)
+	early.Do("GET", path, nil).Expect(200)
+
+	// After the window the right password opens the link; a right answer
+	// gives its count back, so those who know the password never close it.
+	clock.advance(5 * time.Minute)
+	answer("open sesame").Expect(303)
+	for i := 1; i < shareGuesses; i++ {
+		answer(fmt.Sprint("again ", i)).Expect(401)
+	}
+	for range 5 {
+		answer("open sesame").Expect(303)
+	}
+	answer("the last wrong one").Expect(401)
+	answer("open sesame").Expect(429)
+	if page := one.consoleAs("alice", testPassword).Do("GET", "/console/files/"+u.ID, nil); !contains(page, "locked until") {
+		t.Fatalf("the file page does not show the lock: %s", page.Body)
+	}
+}
+
+func TestConcurrentShareGuessesCheckNoMoreThanTheLimit(t *testing.T) {
+	cfg := sqlstoreConfig(t)
+	dir := t.TempDir()
+	one := newTestEnvOn(t, cfg.Open(t), dir)
+	two := newTestEnvOn(t, cfg.Open(t), dir)
+	_, alice := one.newUser("alice", 0)
+	u := mustUpload(t, alice, "secret.png", pngBytes(t, 8, 8))
+	path := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame"}).path()
+
+	const guessers = 2 * shareGuesses
+	type guesser struct {
+		c   *httpxtest.Client
+		tok string
+	}
+	var gs []guesser
+	for i := range guessers {
+		c, tok := visitorAt(t, []*testEnv{one, two}[i%2], fmt.Sprintf("203.0.113.%d", i+1), path)
+		gs = append(gs, guesser{c, tok})
+	}
+	statuses := make(chan int, guessers)
+	var wg sync.WaitGroup
+	for i, g := range gs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- g.c.PostForm(path, "form_token", g.tok, "password", fmt.Sprint("wrong ", i)).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[401] != shareGuesses || count[429] != guessers-shareGuesses {
+		t.Fatalf("of %d wrong answers at once: %v, want exactly %d checked (401) and the rest 429", guessers, count, shareGuesses)
+	}
+}
