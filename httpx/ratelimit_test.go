@@ -201,3 +201,27 @@ func TestRateLimiterAnyBlockedWhileSomeClientIsOut(t *testing.T) {
 		t.Fatalf("after a refusal: allowed %v, any blocked %v", ok, l.AnyBlocked())
 	}
 }
+
+// BenchmarkRateLimiterHitCheck is what a hot path pays to refuse blocked
+// clients: AnyBlocked while no client is blocked, against Blocked's lock
+// and lookup.
+//
+//	go test -run '^$' -bench RateLimiterHitCheck ./httpx/
+func BenchmarkRateLimiterHitCheck(b *testing.B) {
+	l := NewRateLimiter(60, time.Minute)
+	l.Allow("198.51.100.1")
+	b.Run("AnyBlocked", func(b *testing.B) {
+		for b.Loop() {
+			if l.AnyBlocked() {
+				b.Fatal("blocked")
+			}
+		}
+	})
+	b.Run("Blocked", func(b *testing.B) {
+		for b.Loop() {
+			if blocked, _ := l.Blocked("198.51.100.1"); blocked {
+				b.Fatal("blocked")
+			}
+		}
+	})
+}
