@@ -1,6 +1,8 @@
 package filehost
 
 import (
+	"time"
+
 	"net/url"
 	"strings"
 
@@ -65,6 +67,9 @@ type fileView struct {
 type shareCard struct {
 	*share
 	Copy templates.ConsoleCopy
+	// LockedUntil is when the password form takes answers again, while
+	// the link's wrong answers are spent.
+	LockedUntil *time.Time
 }
 
 // newCard prepares a file for the grid. Thumbnails and previews are

@@ -164,10 +164,15 @@ func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	base := httpx.BaseURL(r)
+	now := s.now()
 	for i, sh := range shares {
 		sh.setURL(base)
-		data.Shares = append(data.Shares, shareCard{share: sh,
-			Copy: templates.ConsoleCopy{ID: fmt.Sprintf("share-%d", i+1), Label: "Share link", Value: sh.URL}})
+		card := shareCard{share: sh,
+			Copy: templates.ConsoleCopy{ID: fmt.Sprintf("share-%d", i+1), Label: "Share link", Value: sh.URL}}
+		if until, locked := sh.lockedUntil(now); locked {
+			card.LockedUntil = &until
+		}
+		data.Shares = append(data.Shares, card)
 	}
 	data.Expiry = expiryChoices()
 	v := s.console.View(w, r, data.File.OriginName, "files")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"folio/httpx"
 	"folio/sqlstore"
@@ -42,6 +43,9 @@ func (s *Service) handleConsoleCreateShare(w http.ResponseWriter, r *http.Reques
 	if v := r.PostFormValue("password"); v != "" {
 		if len(v) > maxSharePassword {
 			return fail("Use a password of at most 72 bytes, or leave it empty.")
+		}
+		if utf8.RuneCountInString(v) < minSharePassword {
+			return fail("Use a password of at least 8 characters, or leave it empty.")
 		}
 		body.Password = &v
 	}

@@ -80,6 +80,9 @@ type Service struct {
 	guestLimit    *httpx.RateLimiter
 	codeLimit     *httpx.RateLimiter // second-factor guesses, per account
 	shareLimit    *httpx.RateLimiter // wrong share-link passwords
+	// missLimit counts each address's misses of short links and share
+	// links, which is what a client walking prefixes collects.
+	missLimit *httpx.RateLimiter
 
 	metrics Metrics
 }
@@ -139,6 +142,7 @@ func newService(d Deps) *Service {
 		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
 		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
+		missLimit:     httpx.NewRateLimiter(missesPerMinute, time.Minute),
 		metrics:       d.Metrics,
 	}
 }
@@ -250,6 +254,14 @@ func migrations() []sqlstore.Migration {
 			`CREATE INDEX objects_type ON objects (id, file_type)`,
 			`DROP INDEX albums_user`,
 			`CREATE INDEX albums_user_paging ON albums (user_id, created_at, id)`,
+		)},
+		// Wrong share-link passwords from all addresses together
+		// (docs/filehost.md#share-links): guesses counts the answers taken
+		// for checking in the window that began at guess_window (NULL:
+		// none yet), less the right ones.
+		{Name: "share link guesses", Up: sqlstore.Statements(
+			`ALTER TABLE shares ADD COLUMN guesses INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE shares ADD COLUMN guess_window BIGINT`,
 		)},
 	}
 }

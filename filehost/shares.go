@@ -28,6 +28,18 @@ type share struct {
 	fileID       string
 	token        string
 	passwordHash string
+	guesses      int        // wrong answers in the window (less right ones taken back)
+	guessWindow  *time.Time // when the window began; nil: none yet
+}
+
+// lockedUntil is when the link's password form opens again, if at now
+// its window's wrong answers are spent.
+func (sh *share) lockedUntil(now time.Time) (time.Time, bool) {
+	if sh.guessWindow == nil || sh.guesses < shareGuesses {
+		return time.Time{}, false
+	}
+	end := sh.guessWindow.Add(shareGuessWindow)
+	return end, end.After(now)
 }
 
 // setURL makes the link's URL from base (scheme://host).
@@ -37,7 +49,14 @@ func (sh *share) setURL(base string) { sh.URL = base + "/s/" + sh.token }
 const (
 	shareTokenBytes  = 24 // 192 random bits, 32 characters
 	maxShareViews    = 1_000_000_000
-	maxSharePassword = 72 // bcrypt reads no more
+	minSharePassword = 8  // characters (code points), not bytes
+	maxSharePassword = 72 // bytes: bcrypt reads no more
+	// At most shareGuesses wrong answers to a link's password form, from
+	// all addresses together, in a window of shareGuessWindow that begins
+	// with the first of them; then every answer, right or wrong, is 429
+	// until the window ends.
+	shareGuesses     = 20
+	shareGuessWindow = 15 * time.Minute
 	shareTicketTTL   = 15 * time.Minute
 	sharePasswordTTL = 24 * time.Hour
 	// Purposes of the values signed for share links.
@@ -84,8 +103,11 @@ func (b shareBody) check(now time.Time) (shareRequest, error) {
 	}
 	if b.Password != nil {
 		p := *b.Password
-		if p == "" || len(p) > maxSharePassword || !utf8.ValidString(p) {
-			return req, invalid("password must be 1 to 72 bytes of text")
+		if len(p) > maxSharePassword || !utf8.ValidString(p) {
+			return req, invalid("password must be at most 72 bytes of text")
+		}
+		if utf8.RuneCountInString(p) < minSharePassword {
+			return req, invalid("password must be at least 8 characters long")
 		}
 		req.password = p
 	}

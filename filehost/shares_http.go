@@ -1,6 +1,7 @@
 package filehost
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -123,7 +124,7 @@ func (s *Service) handleSharePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !counted {
-			s.notFound(w, r)
+			s.notFoundLink(w, r)
 			return
 		}
 	}
@@ -148,9 +149,7 @@ func (s *Service) handleSharePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	ip := httpx.ClientIP(r)
 	if blocked, wait := s.shareLimit.Blocked(ip); blocked {
-		w.Header().Set("Retry-After", retryAfter(wait))
-		s.renderPublic(w, r, http.StatusTooManyRequests, "message", "Too many attempts",
-			"Too many wrong passwords from your address. Wait a minute, then try again.", nil)
+		s.tooMany(w, r, wait, "Too many attempts", "Too many wrong passwords from your address. Wait a minute, then try again.")
 		return
 	}
 	if err := s.auth.CheckAnonForm(w, r); err != nil {
@@ -158,9 +157,29 @@ func (s *Service) handleSharePassword(w http.ResponseWriter, r *http.Request) {
 		s.renderPassword(w, r, he.Status, sh, "The form expired. Enter the password again.")
 		return
 	}
+	// The link's own count comes before bcrypt, so that answers from many
+	// addresses at once cannot check more than it allows.
+	window, ok, until, err := s.takeGuess(r.Context(), sh.ID)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		s.notFoundLink(w, r)
+		return
+	}
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if !ok {
+		s.tooMany(w, r, until.Sub(s.now()), "Too many attempts",
+			"Too many wrong passwords for this link. It takes answers again in a few minutes.")
+		return
+	}
 	if bcrypt.CompareHashAndPassword([]byte(sh.passwordHash), []byte(r.PostFormValue("password"))) != nil {
 		s.shareLimit.Allow(ip)
 		s.renderPassword(w, r, http.StatusUnauthorized, sh, "That password is not right.")
+		return
+	}
+	if err := s.giveGuessBack(r.Context(), sh.ID, window); err != nil {
+		s.serverError(w, r, err)
 		return
 	}
 	exp := s.now().Add(sharePasswordTTL)
@@ -201,11 +220,15 @@ func (s *Service) handleShareRaw(w http.ResponseWriter, r *http.Request) {
 	s.serveContent(w, r, obj, f.Mimetype, `"`+f.MD5+`"`, f.CreatedAt)
 }
 
-// findShare finds the open link of the path's token, or answers 404.
+// findShare finds the open link of the path's token, or answers 404 (a
+// counted miss), or 429 to a client over the miss limit.
 func (s *Service) findShare(w http.ResponseWriter, r *http.Request) (*share, *fileRecord, bool) {
+	if s.overMissLimit(w, r) {
+		return nil, nil, false
+	}
 	token := r.PathValue("token")
 	if !validShareToken(token) {
-		s.notFound(w, r)
+		s.notFoundLink(w, r)
 		return nil, nil, false
 	}
 	sh, f, err := s.openShare(r.Context(), token)
@@ -214,7 +237,7 @@ func (s *Service) findShare(w http.ResponseWriter, r *http.Request) (*share, *fi
 		return nil, nil, false
 	}
 	if sh == nil {
-		s.notFound(w, r)
+		s.notFoundLink(w, r)
 		return nil, nil, false
 	}
 	return sh, f, true

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"folio/sqlstore"
 )
 
 // shareColumns matches scanShare.
-const shareColumns = `s.id, s.file_id, s.token, s.expires_at, s.max_views, s.views, s.password_hash, s.created_at`
+const shareColumns = `s.id, s.file_id, s.token, s.expires_at, s.max_views, s.views, s.password_hash, s.created_at, s.guesses, s.guess_window`
 
 // shareRow receives the shareColumns of a row.
 type shareRow struct {
@@ -17,16 +18,19 @@ type shareRow struct {
 	expires *int64
 	created int64
 	hash    *string
+	window  *int64
 }
 
 func (r *shareRow) dest() []any {
-	return []any{&r.sh.ID, &r.sh.fileID, &r.sh.token, &r.expires, &r.sh.MaxViews, &r.sh.Views, &r.hash, &r.created}
+	return []any{&r.sh.ID, &r.sh.fileID, &r.sh.token, &r.expires, &r.sh.MaxViews, &r.sh.Views, &r.hash, &r.created,
+		&r.sh.guesses, &r.window}
 }
 
 func (r *shareRow) share() *share {
 	sh := r.sh
 	sh.ExpiresAt = sqlstore.NullTime(r.expires)
 	sh.CreatedAt = sqlstore.Time(r.created)
+	sh.guessWindow = sqlstore.NullTime(r.window)
 	if r.hash != nil {
 		sh.passwordHash, sh.HasPassword = *r.hash, true
 	}
@@ -133,4 +137,50 @@ func (s *Service) countView(ctx context.Context, shareID string) (bool, error) {
 		return false, fmt.Errorf("filehost: count a view: %w", err)
 	}
 	return n == 1, nil
+}
+
+// takeGuess takes one of a link's password answers for checking. One
+// statement counts it only while the window has guesses left (a window
+// that has ended starts again at now), so of any number of answers at once,
+// in any number of processes, no more than shareGuesses a window reach
+// bcrypt. ok is false when they are spent; until is then when the window
+// ends. window identifies the window the answer was counted in, for
+// giveGuessBack. sqlstore.ErrNotFound when the link is gone.
+func (s *Service) takeGuess(ctx context.Context, shareID string) (window int64, ok bool, until time.Time, err error) {
+	now := s.now()
+	ended := sqlstore.FromTime(now.Add(-shareGuessWindow))
+	err = s.db.QueryRowWrite(ctx, `UPDATE shares SET
+			guesses = CASE WHEN guess_window IS NULL OR guess_window <= $2 THEN 1 ELSE guesses + 1 END,
+			guess_window = CASE WHEN guess_window IS NULL OR guess_window <= $2 THEN $3 ELSE guess_window END
+		WHERE id = $1 AND (guess_window IS NULL OR guess_window <= $2 OR guesses < $4)
+		RETURNING guess_window`, shareID, ended, sqlstore.FromTime(now), shareGuesses).Scan(&window)
+	if err == nil {
+		return window, true, time.Time{}, nil
+	}
+	if !errors.Is(err, sqlstore.ErrNotFound) {
+		return 0, false, time.Time{}, fmt.Errorf("filehost: count a password answer: %w", err)
+	}
+	var start *int64
+	if err := s.db.QueryRow(ctx, "SELECT guess_window FROM shares WHERE id = $1", shareID).Scan(&start); err != nil {
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			return 0, false, time.Time{}, err
+		}
+		return 0, false, time.Time{}, fmt.Errorf("filehost: count a password answer: %w", err)
+	}
+	if start == nil { // the window cannot be spent without a start
+		return 0, false, now, nil
+	}
+	return 0, false, sqlstore.Time(*start).Add(shareGuessWindow), nil
+}
+
+// giveGuessBack uncounts a right answer that takeGuess counted in window,
+// so that the people who know the password never spend the link's
+// guesses. An answer counted in a window that has since ended is gone
+// with it.
+func (s *Service) giveGuessBack(ctx context.Context, shareID string, window int64) error {
+	if _, err := s.db.Exec(ctx, "UPDATE shares SET guesses = guesses - 1 WHERE id = $1 AND guess_window = $2 AND guesses > 0",
+		shareID, window); err != nil {
+		return fmt.Errorf("filehost: uncount a right password: %w", err)
+	}
+	return nil
 }

@@ -105,8 +105,11 @@ func TestShareLinkAPI(t *testing.T) {
 		{"bad expiry", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"expires_at": "soon"}, 400, "expires_at must be an RFC 3339 time such as 2026-12-31T23:59:59Z"},
 		{"zero views", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"max_views": 0}, 400, "max_views must be from 1 to 1000000000"},
 		{"too many views", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"max_views": 1_000_000_001}, 400, "max_views must be from 1 to 1000000000"},
-		{"empty password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": ""}, 400, "password must be 1 to 72 bytes of text"},
-		{"long password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": strings.Repeat("x", 73)}, 400, "password must be 1 to 72 bytes of text"},
+		{"empty password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": ""}, 400, "password must be at least 8 characters long"},
+		{"short password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": "1234567"}, 400, "password must be at least 8 characters long"},
+		// Characters, not bytes: 7 characters in 14 bytes are too few.
+		{"short password in many bytes", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": "ääääääа"}, 400, "password must be at least 8 characters long"},
+		{"long password", alice, "POST", "/api/v1/files/" + u.ID + "/shares", map[string]any{"password": strings.Repeat("x", 73)}, 400, "password must be at most 72 bytes of text"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := tt.c.Do(tt.method, tt.path, tt.body).Expect(tt.status)
@@ -265,7 +268,7 @@ func TestSharePasswordForm(t *testing.T) {
 	img := pngBytes(t, 8, 8)
 	u := mustUpload(t, alice, "secret.png", img)
 	sh := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame", "max_views": 2})
-	other := mustShare(t, alice, u.ID, map[string]any{"password": "other"})
+	other := mustShare(t, alice, u.ID, map[string]any{"password": "other secret"})
 	b := browser(e.c)
 
 	form := b.Do("GET", sh.path(), nil).Expect(200)
@@ -300,7 +303,7 @@ func TestSharePasswordForm(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		c.PostForm(other.path(), "form_token", tok, "password", fmt.Sprint("guess", i)).Expect(401)
 	}
-	res := c.PostForm(other.path(), "form_token", tok, "password", "other").Expect(429)
+	res := c.PostForm(other.path(), "form_token", tok, "password", "other secret").Expect(429)
 	if res.Header.Get("Retry-After") == "" || !contains(res, "Too many wrong passwords") {
 		t.Fatalf("429: %v %s", res.Header, res.Body)
 	}
@@ -349,6 +352,7 @@ func TestConsoleSharesAFile(t *testing.T) {
 		{"views not a number", []string{"max_views", "ten"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"zero views", []string{"max_views", "0"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of at most 72 bytes, or leave it empty."},
+		{"a short password", []string{"password", "seven77"}, "Use a password of at least 8 characters, or leave it empty."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := b.PostForm(page+"/shares", append([]string{"form_token", tok}, tt.fields...)...).Expect(422)
@@ -359,7 +363,7 @@ func TestConsoleSharesAFile(t *testing.T) {
 	}
 	b.PostForm(page+"/shares", "max_views", "3").Expect(403) // no form token
 
-	res := b.PostForm(page+"/shares", "form_token", tok, "expires_in", "86400", "max_views", "3", "password", "pw")
+	res := b.PostForm(page+"/shares", "form_token", tok, "expires_in", "86400", "max_views", "3", "password", "pässwörd")
 	if res.Status != 303 || res.Location() != page {
 		t.Fatalf("create: %d %s", res.Status, res.Location())
 	}
@@ -382,4 +386,135 @@ func TestConsoleSharesAFile(t *testing.T) {
 		t.Fatalf("revoke: %d", res.Status)
 	}
 	e.c.Do("GET", list.Data[0].path(), nil).Expect(404)
+}
+
+// visitorAt is a browser at address ip (the test server trusts loopback
+// proxies) that has opened the password form of path on e: it returns the
+// visitor and the form's token.
+func visitorAt(t *testing.T, e *testEnv, ip, path string) (*httpxtest.Client, string) {
+	t.Helper()
+	c := browser(e.c)
+	c.Header.Set("X-Forwarded-For", ip)
+	return c, c.Do("GET", path, nil).Expect(200).FormToken()
+}
+
+func TestSharePasswordGuessesAreLimitedPerLink(t *testing.T) {
+	cfg := sqlstoreConfig(t)
+	dir := t.TempDir()
+	one := newTestEnvOn(t, cfg.Open(t), dir)
+	two := newTestEnvOn(t, cfg.Open(t), dir) // another process of the site
+	clock := newTestClock(one, two)
+	_, alice := one.newUser("alice", 0)
+	u := mustUpload(t, alice, "secret.png", pngBytes(t, 8, 8))
+	sh := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame"})
+	path := sh.path()
+	// answer posts one answer from a new address, to either process.
+	addr := 0
+	answer := func(password string) *httpxtest.Response {
+		t.Helper()
+		addr++
+		e := []*testEnv{one, two}[addr%2]
+		c, tok := visitorAt(t, e, fmt.Sprintf("198.51.100.%d", addr), path)
+		return c.PostForm(path, "form_token", tok, "password", password)
+	}
+
+	// 30 wrong answers from 30 addresses, to two processes: the first 20
+	// are checked, then the link's form is closed for the rest of the 15
+	// minutes that began with the first, whatever the address.
+	for i := 1; i <= 30; i++ {
+		res := answer(fmt.Sprint("guess number ", i))
+		if i <= shareGuesses {
+			res.Expect(401)
+			continue
+		}
+		res.Expect(429)
+		if ra := res.Header.Get("Retry-After"); ra != "900" || !contains(res, "Too many wrong passwords for this link.") {
+			t.Fatalf("answer %d: Retry-After %q, %s", i, ra, res.Body)
+		}
+	}
+	// The right password too, or the lock would not stop a guesser.
+	answer("open sesame").Expect(429)
+	clock.advance(10 * time.Minute)
+	if ra := answer("open sesame").Expect(429).Header.Get("Retry-After"); ra != "300" {
+		t.Fatalf("Retry-After %q, want the 300 seconds left of the window", ra)
+	}
+	// A client that does not ask for pages gets the JSON envelope.
+	c, tok := visitorAt(t, two, "198.51.100.250", path)
+	c.Header.Set("Accept", "application/json")
+	res := c.PostForm(path, "form_token", tok, "password", "open sesame").Expect(429)
+	if env := res.A(); env.Code != 42900 || res.Header.Get("Retry-After") != "300" {
+		t.Fatalf("JSON 429: %+v %v", env, res.Header)
+	}
+	// The owner sees why in the console.
+	page := one.consoleAs("alice", testPassword).Do("GET", "/console/files/"+u.ID, nil).Expect(200)
+	if !contains(page, "too many wrong passwords: locked until <time") {
+		t.Fatalf("the file page does not show the lock: %s", page.Body)
+	}
+	// A visitor who had the cookie before still sees the page: only the
+	// form is closed.
+	if _, err := one.db.Exec(t.Context(), "UPDATE shares SET guesses = 0"); err != nil {
+		t.Fatal(err)
+	}
+	early, tok := visitorAt(t, one, "192.0.2.1", path)
+	early.PostForm(path, "form_token", tok, "password", "open sesame").Expect(303)
+	if _, err := one.db.Exec(t.Context(), "UPDATE shares SET guesses = $1", shareGuesses); err != nil {
+		t.Fatal(err)
+	}
+	answer("open sesame").Expect(429)
+	early.Do("GET", path, nil).Expect(200)
+
+	// After the window the right password opens the link; a right answer
+	// gives its count back, so those who know the password never close it.
+	clock.advance(5 * time.Minute)
+	answer("open sesame").Expect(303)
+	for i := 1; i < shareGuesses; i++ {
+		answer(fmt.Sprint("again ", i)).Expect(401)
+	}
+	for range 5 {
+		answer("open sesame").Expect(303)
+	}
+	answer("the last wrong one").Expect(401)
+	answer("open sesame").Expect(429)
+	if page := one.consoleAs("alice", testPassword).Do("GET", "/console/files/"+u.ID, nil); !contains(page, "locked until") {
+		t.Fatalf("the file page does not show the lock: %s", page.Body)
+	}
+}
+
+func TestConcurrentShareGuessesCheckNoMoreThanTheLimit(t *testing.T) {
+	cfg := sqlstoreConfig(t)
+	dir := t.TempDir()
+	one := newTestEnvOn(t, cfg.Open(t), dir)
+	two := newTestEnvOn(t, cfg.Open(t), dir)
+	_, alice := one.newUser("alice", 0)
+	u := mustUpload(t, alice, "secret.png", pngBytes(t, 8, 8))
+	path := mustShare(t, alice, u.ID, map[string]any{"password": "open sesame"}).path()
+
+	const guessers = 2 * shareGuesses
+	type guesser struct {
+		c   *httpxtest.Client
+		tok string
+	}
+	var gs []guesser
+	for i := range guessers {
+		c, tok := visitorAt(t, []*testEnv{one, two}[i%2], fmt.Sprintf("203.0.113.%d", i+1), path)
+		gs = append(gs, guesser{c, tok})
+	}
+	statuses := make(chan int, guessers)
+	var wg sync.WaitGroup
+	for i, g := range gs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- g.c.PostForm(path, "form_token", g.tok, "password", fmt.Sprint("wrong ", i)).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[401] != shareGuesses || count[429] != guessers-shareGuesses {
+		t.Fatalf("of %d wrong answers at once: %v, want exactly %d checked (401) and the rest 429", guessers, count, shareGuesses)
+	}
 }

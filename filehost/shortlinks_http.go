@@ -20,9 +20,12 @@ import (
 // f for every type as an attachment.
 func (s *Service) shortLink(prefix string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.overMissLimit(w, r) {
+			return
+		}
 		h, ok := linkHash(r.PathValue("hash"))
 		if !ok {
-			s.notFound(w, r)
+			s.notFoundLink(w, r)
 			return
 		}
 		v, local := s.fileChanges()
@@ -64,7 +67,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			s.serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 			return
 		}
-		s.notFound(w, r)
+		s.notFoundLink(w, r)
 	})
 }
 

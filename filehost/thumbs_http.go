@@ -7,9 +7,12 @@ import (
 
 // handleThumb serves /t/{hash}, making the thumbnail on first request.
 func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
+	if s.overMissLimit(w, r) {
+		return
+	}
 	h, ok := linkHash(r.PathValue("hash"))
 	if !ok {
-		s.notFound(w, r)
+		s.notFoundLink(w, r)
 		return
 	}
 	v, local := s.fileChanges()
@@ -58,5 +61,5 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		s.serveContent(w, r, f, sv.mimetype, sv.etag, sv.modified)
 		return
 	}
-	s.notFound(w, r)
+	s.notFoundLink(w, r)
 }

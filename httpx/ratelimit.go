@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -28,6 +29,11 @@ type RateLimiter struct {
 	mu        sync.Mutex
 	clients   map[string]*rate.Limiter
 	lastSweep time.Time
+	// blockedUntil is a time, in Unix nanoseconds, before which some
+	// client may have no allowance left; 0 when none may. Allow raises it
+	// when it leaves a client without one, so that AnyBlocked costs a hot
+	// path one atomic load while every client has some allowance.
+	blockedUntil atomic.Int64
 }
 
 // DefaultMaxClients bounds a limiter's table (about 150 bytes an entry).
@@ -64,7 +70,37 @@ func (l *RateLimiter) Allow(key string) (bool, time.Duration) {
 		res.CancelAt(now)
 		return false, d
 	}
+	if tokens := lim.TokensAt(now); tokens < 1 {
+		l.raiseBlockedUntil(now.Add(time.Duration((1 - tokens) * float64(l.period))))
+	}
 	return true, 0
+}
+
+// raiseBlockedUntil moves blockedUntil to t unless it is later already.
+func (l *RateLimiter) raiseBlockedUntil(t time.Time) {
+	until := t.UnixNano()
+	for {
+		old := l.blockedUntil.Load()
+		if until <= old || l.blockedUntil.CompareAndSwap(old, until) {
+			return
+		}
+	}
+}
+
+// AnyBlocked reports whether some client may have used its allowance;
+// false means Blocked is false for every key. While none has, it costs one
+// atomic load, so a hot path that refuses blocked clients asks it first and
+// calls Blocked only when it is true.
+func (l *RateLimiter) AnyBlocked() bool {
+	until := l.blockedUntil.Load()
+	if until == 0 {
+		return false
+	}
+	if l.now().UnixNano() < until {
+		return true
+	}
+	l.blockedUntil.CompareAndSwap(until, 0)
+	return false
 }
 
 // Blocked reports, taking nothing, whether key has used its allowance, and

@@ -169,3 +169,59 @@ func TestRateLimiterBlockedTakesNothing(t *testing.T) {
 		t.Fatal("still blocked after the advised wait")
 	}
 }
+
+func TestRateLimiterAnyBlockedWhileSomeClientIsOut(t *testing.T) {
+	l, clock := newTestLimiter(3, time.Minute)
+	for i := range 2 {
+		l.Allow("a")
+		l.Allow("b")
+		if l.AnyBlocked() {
+			t.Fatalf("some client blocked after %d of 3 each", i+1)
+		}
+	}
+	l.Allow("a")
+	if !l.AnyBlocked() {
+		t.Fatal("a has used its allowance, but no client is blocked")
+	}
+	_, wait := l.Blocked("a")
+	clock.advance(wait - time.Nanosecond)
+	if !l.AnyBlocked() {
+		t.Fatal("no client blocked before a's wait is over")
+	}
+	clock.advance(time.Nanosecond)
+	if l.AnyBlocked() {
+		t.Fatal("a client blocked after a's wait is over")
+	}
+	if blocked, _ := l.Blocked("a"); blocked {
+		t.Fatal("AnyBlocked is false while Blocked is true")
+	}
+	// A refused request keeps the client out until its next allowance.
+	l.Allow("a")
+	if ok, _ := l.Allow("a"); ok || !l.AnyBlocked() {
+		t.Fatalf("after a refusal: allowed %v, any blocked %v", ok, l.AnyBlocked())
+	}
+}
+
+// BenchmarkRateLimiterHitCheck is what a hot path pays to refuse blocked
+// clients: AnyBlocked while no client is blocked, against Blocked's lock
+// and lookup.
+//
+//	go test -run '^$' -bench RateLimiterHitCheck ./httpx/
+func BenchmarkRateLimiterHitCheck(b *testing.B) {
+	l := NewRateLimiter(60, time.Minute)
+	l.Allow("198.51.100.1")
+	b.Run("AnyBlocked", func(b *testing.B) {
+		for b.Loop() {
+			if l.AnyBlocked() {
+				b.Fatal("blocked")
+			}
+		}
+	})
+	b.Run("Blocked", func(b *testing.B) {
+		for b.Loop() {
+			if blocked, _ := l.Blocked("198.51.100.1"); blocked {
+				b.Fatal("blocked")
+			}
+		}
+	})
+}

@@ -125,11 +125,12 @@ func operations() map[string]operation {
 			responses: responses(textOf(200, mediaType, "The document."), response{status: 304, description: "Not modified."},
 				pageOrJSON(404, "In headless mode: the envelope-B 404.", "ErrorB"))}
 	}
+	tooManyMisses := pageOrJSON(429, "More than 60 misses of short links and share links a minute from this address: every link route is refused until the allowance grows back (`Retry-After`).", "ErrorA")
 	shortLink := func(id, summary string) operation {
 		return operation{id: id, summary: summary, tag: "short-links",
 			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s.",
 			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such file: an HTML page to a browser, envelope A otherwise.", "ErrorA"))}
+				pageOrJSON(404, "No such file: an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)}
 	}
 	page := func(id, summary string, auth authKind, extra ...response) operation {
 		rs := []any{htmlPage(200, "The page.")}
@@ -322,17 +323,18 @@ func operations() map[string]operation {
 		"GET /f/{hash}": shortLink("getDownload", "Any file, as a download"),
 		"GET /t/{hash}": {id: "getThumbnail", summary: "A thumbnail of at most 400x400", tag: "short-links",
 			responses: responses(bytesOf(200, "The thumbnail."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such image, or one that cannot have a thumbnail.", "ErrorA"))},
+				pageOrJSON(404, "No such image, or one that cannot have a thumbnail.", "ErrorA"), tooManyMisses)},
 		"GET /s/{token}": {id: "getSharePage", summary: "The page of a share link", tag: "share-pages",
 			responses: responses(htmlPage(200, "The file's page (one counted view), or the password form."),
-				pageOrJSON(404, "Expired, revoked, exhausted, or the file is gone: an HTML page to a browser, envelope A otherwise.", "ErrorA"))},
+				pageOrJSON(404, "Expired, revoked, exhausted, or the file is gone: an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)},
 		"POST /s/{token}": {id: "unlockShare", summary: "Answer a share link's password form", tag: "share-pages", body: formBody("password", "form_token"),
 			responses: responses(redirect(303, "Right: a cookie for this link."), htmlPage(401, "Wrong password: the form again."), htmlPage(403, "The form was refused."),
-				pageOrJSON(404, "No such link.", "ErrorA"), htmlPage(429, errorText(429)))},
+				pageOrJSON(404, "No such link.", "ErrorA"),
+				pageOrJSON(429, "Five wrong answers a minute from this address, 20 in 15 minutes to this link from all addresses together (then even the right one), or too many misses (`Retry-After`).", "ErrorA"))},
 		"GET /s/raw/{token}": {id: "getShareRaw", summary: "The bytes behind a share link", tag: "share-pages",
 			params: []schema{queryParam("t", stringOf(""), "The 15-minute ticket a counted view put in the page."), queryParam("download", enum("", "1"), "`1`: as an attachment.")},
 			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No ticket, a stale one, or a closed link.", "ErrorA"))},
+				pageOrJSON(404, "No ticket, a stale one, or a closed link.", "ErrorA"), tooManyMisses)},
 		"GET /s/static/{file}": {id: "getShareAsset", summary: "The share pages' stylesheet and icon", tag: "share-pages",
 			responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorA"))},
 

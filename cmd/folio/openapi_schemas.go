@@ -464,7 +464,7 @@ func componentSchemas() schema {
 		"LskyProfile":    object(map[string]schema{"name": stringOf(""), "email": stringOf(""), "capacity": schema{"type": "number", "description": "KB."}, "used_capacity": schema{"type": "number", "description": "KB."}, "image_num": integer(""), "album_num": integer("")}),
 		"LskyStrategies": object(map[string]schema{"strategies": array(object(map[string]schema{"id": integer(""), "name": stringOf("")}))}),
 		"Share":          object(map[string]schema{"id": stringOf(""), "url": stringOf("`{base_url}/s/{token}`."), "expires_at": nullable(dateTime("")), "max_views": nullable(integer("")), "views": integer(""), "has_password": boolean(""), "created_at": dateTime("")}),
-		"ShareInput":     patch(map[string]schema{"expires_at": nullable(dateTime("In the future.")), "max_views": nullable(integer("1 to 1000000000.")), "password": nullable(stringOf("1 to 72 bytes."))}),
+		"ShareInput":     patch(map[string]schema{"expires_at": nullable(dateTime("In the future.")), "max_views": nullable(integer("1 to 1000000000.")), "password": nullable(stringOf("At least 8 characters (Unicode code points), at most 72 bytes."))}),
 		"Album":          object(map[string]schema{"id": stringOf(""), "name": stringOf(""), "description": stringOf(""), "is_public": boolean(""), "file_count": integer(""), "created_at": dateTime(""), "updated_at": dateTime("")}),
 		"AlbumInput":     object(map[string]schema{"name": stringOf("1-100 characters."), "description": stringOf("At most 1000 characters."), "is_public": boolean("")}, "description", "is_public"),
 		"AlbumPatch":     patch(map[string]schema{"name": stringOf(""), "description": stringOf(""), "is_public": boolean("")}),
