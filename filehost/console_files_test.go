@@ -54,8 +54,8 @@ func (e *testEnv) seedConsoleFiles(userID string, files ...seedFile) []string {
 				album = f.AlbumID
 			}
 			ids[i] = sqlstore.NewID()
-			if _, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, 2048, $6, $7, $7)`, ids[i], userID, objectID, album, f.Name, f.Public, at); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, 2048, $6, $7, $8, $8)`, ids[i], userID, objectID, album, f.Name, visibilityOf(f.Public), f.Public, at); err != nil {
 				return err
 			}
 		}
