@@ -58,3 +58,38 @@ func pickVisibility(visibility *string, isPublic *bool) (string, error) {
 	}
 	return "", nil
 }
+
+// VisibilityLabel names the file's visibility for the console.
+func (f *fileRecord) VisibilityLabel() string { return visibilityLabel(f.Visibility) }
+
+func visibilityLabel(v string) string {
+	switch v {
+	case visPublic:
+		return "Public"
+	case visRestricted:
+		return "Restricted"
+	}
+	return "Unlisted"
+}
+
+// visibilityField is a console select of the visibilities (the template
+// "visibility").
+type visibilityField struct {
+	ID, Name, Selected string
+	Choices            []visibilityChoice
+}
+
+type visibilityChoice struct{ Value, Label string }
+
+// newVisibilityField offers the visibilities with selected chosen; a guest
+// is not offered restricted, which nobody could read.
+func newVisibilityField(id, name, selected string, guest bool) visibilityField {
+	f := visibilityField{ID: id, Name: name, Selected: selected, Choices: []visibilityChoice{
+		{visPublic, "Public: listed in the plaza"},
+		{visUnlisted, "Unlisted: anyone with the link"},
+	}}
+	if !guest {
+		f.Choices = append(f.Choices, visibilityChoice{visRestricted, "Restricted: only you, and your share links"})
+	}
+	return f
+}
