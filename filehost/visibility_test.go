@@ -2,17 +2,22 @@ package filehost
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
+	"folio/sqlstore"
+	"folio/sqlstore/sqlstoretest"
 )
 
-// fileJSON is the part of a file record these tests read.
+// visJSON is the part of a file record these tests read.
 type visJSON struct {
 	ID         string `json:"id"`
 	Visibility string `json:"visibility"`
@@ -109,7 +114,13 @@ func TestRestrictedFilesAnswerOthersAsMissing(t *testing.T) {
 			}
 		}
 	}
-	// The file is not in the plaza, nor its size known to the blog.
+	// The administrator's grid lists it, with its badge rather than a
+	// thumbnail that would not load.
+	grid := e.consoleAdmin().Do("GET", "/console/admin/files", nil).Expect(200)
+	if !contains(grid, "secret.png") || contains(grid, "/t/"+h) {
+		t.Fatalf("the admin grid: %s", grid.Body)
+	}
+	// Its size is not known to the blog either.
 	if sizes, err := e.svc.ImageSizes(t.Context(), []string{h}); err != nil || len(sizes) != 0 {
 		t.Fatalf("ImageSizes of a restricted image = %v, %v", sizes, err)
 	}
@@ -310,5 +321,97 @@ func TestBadVisibilitiesAreRefused(t *testing.T) {
 	c.Do("PATCH", "/api/v1/files/"+u.ID, map[string]any{"is_public": false}).Expect(200)
 	if got := getVis(t, c, u.ID); got.Visibility != "unlisted" {
 		t.Fatalf("is_public false gave %+v", got)
+	}
+}
+
+// Files stored before visibilities keep what they meant: public ones stay
+// public, the others (served to anyone with the link) become unlisted.
+func TestVisibilityMigrationKeepsWhatFilesMeant(t *testing.T) {
+	ctx := context.Background()
+	db := sqlstoretest.Open(t)
+	authtest.New(t, db)
+	ms := migrations()
+	i := slices.IndexFunc(ms, func(m sqlstore.Migration) bool { return m.Name == "file visibility" })
+	if i < 0 {
+		t.Fatal("no visibility migration")
+	}
+	if err := db.Migrate(ctx, "filehost", ms[:i]); err != nil {
+		t.Fatal(err)
+	}
+	now := sqlstore.FromTime(time.Now())
+	userID, objectID := sqlstore.NewID(), sqlstore.NewID()
+	files := map[string]bool{sqlstore.NewID(): true, sqlstore.NewID(): false}
+	err := db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO users (id, username, email, role, status, created_at, updated_at)
+			VALUES ($1, 'old', 'old@example.com', 'user', 'active', $2, $2)`, userID, now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, ref_count, created_at)
+			VALUES ($1, 'm', 's', 'abcdef01', 'k.png', 1, 'image/png', 'png', 'image', 2, $2)`, objectID, now); err != nil {
+			return err
+		}
+		for id, public := range files {
+			if _, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, origin_name, size, is_public, created_at, updated_at)
+				VALUES ($1, $2, $3, 'a.png', 1, $4, $5, $5)`, id, userID, objectID, public, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnvOn(t, db, t.TempDir())
+	c := e.clientFor(userID)
+	for id, public := range files {
+		want := map[bool]string{true: "public", false: "unlisted"}[public]
+		if got := getVis(t, c, id); got.Visibility != want || got.IsPublic != public {
+			t.Errorf("is_public %v became %+v, want %s", public, got, want)
+		}
+	}
+	if u, err := e.auth.UserByID(ctx, userID); err != nil || u.DefaultVisibility != "unlisted" {
+		t.Fatalf("an existing user's default: %+v, %v", u, err)
+	}
+}
+
+// A guest's upload cannot be restricted: nobody could ever read it.
+func TestGuestUploadsCannotBeRestricted(t *testing.T) {
+	e := newTestEnv(t)
+	e.setUpload(func(u *UploadSettings) { u.AllowGuestUpload = true })
+	r := e.c.Upload("/api/v1/public/upload", "file", "g.png", pngBytes(t, 12, 12), "visibility", "restricted").Expect(400)
+	if env := r.U(); env.Status || env.Code != 40000 {
+		t.Fatalf("answer %s", r.Body)
+	}
+	u := e.c.Upload("/api/v1/public/upload", "file", "g.png", pngBytes(t, 12, 12)).Expect(200)
+	var up struct{ Data uploaded }
+	if err := json.Unmarshal(u.Body, &up); err != nil {
+		t.Fatal(err)
+	}
+	e.c.Do("GET", up.Data.path(), nil).Expect(200) // unlisted, the guest's default
+}
+
+// The account page sets the default visibility, which the upload page then
+// starts at; an unknown one is refused.
+func TestConsoleSetsTheDefaultVisibility(t *testing.T) {
+	e := newTestEnv(t)
+	id, b := e.consoleUser("ann")
+	tok := pageToken(b, "/console/account")
+	b.PostForm("/console/account/visibility", "form_token", tok, "default_visibility", "restricted").Expect(303)
+	if u, err := e.auth.UserByID(context.Background(), id); err != nil || u.DefaultVisibility != "restricted" {
+		t.Fatalf("default after the form: %+v, %v", u, err)
+	}
+	if !contains(b.Do("GET", "/console/account", nil).Expect(200), `<select id="default-visibility" name="default_visibility">`,
+		`<option value="restricted" selected>`) {
+		t.Fatal("the account page does not show the default")
+	}
+	if !contains(b.Do("GET", "/console/upload", nil).Expect(200), `<option value="restricted" selected>`) {
+		t.Fatal("the upload page does not start at the default")
+	}
+	res := b.PostForm("/console/account/visibility", "form_token", tok, "default_visibility", "secret").Expect(422)
+	if !contains(res, "Choose a visibility.") {
+		t.Fatalf("refused form: %s", res.Body)
+	}
+	if u, _ := e.auth.UserByID(context.Background(), id); u.DefaultVisibility != "restricted" {
+		t.Fatalf("a refused form changed the default to %s", u.DefaultVisibility)
 	}
 }
