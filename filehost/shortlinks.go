@@ -46,15 +46,11 @@ func (s *Service) readable(r *http.Request, t linkTarget) bool {
 
 // rounds are the ways targetByHash is asked for a link: remembered first,
 // and from the database again only when a remembered target's bytes are
-// gone. Where the counters do not see every process, a remembered target
-// may have changed who reads it elsewhere: the database is asked at once
+// gone (a target read fresh never goes round again). Where the counters
+// do not see every process, a remembered target may have changed who
+// reads it elsewhere: the database is asked at once
 // (docs/design.md#caches-across-processes).
-func rounds(local bool) []bool {
-	if local {
-		return []bool{false, true}
-	}
-	return []bool{true}
-}
+func rounds(local bool) [2]bool { return [2]bool{!local, true} }
 
 // linkHash normalizes the {hash} of a short-link path; ok is false for a
 // malformed one. The path may carry an extension ("{hash}.png").
