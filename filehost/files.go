@@ -126,7 +126,7 @@ func (p *filePatch) clean() error {
 		a := strings.ToLower(strings.TrimSpace(*p.AlbumID))
 		p.AlbumID = &a
 	}
-	v, err := pickVisibility(p.Visibility, p.IsPublic)
+	v, err := pickVisibility(p.Visibility, p.IsPublic, "is_public")
 	if err != nil {
 		return err
 	}

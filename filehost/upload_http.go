@@ -203,7 +203,7 @@ func (s *Service) uploadFields(ctx context.Context, fields map[string]string, us
 		opt.albumID = &a
 	}
 	var visibility *string
-	if v, ok := fields["visibility"]; ok {
+	if v := fields["visibility"]; v != "" { // empty, as permission: not sent
 		visibility = &v
 	}
 	var isPublic *bool
@@ -216,7 +216,7 @@ func (s *Service) uploadFields(ctx context.Context, fields map[string]string, us
 		return opt, invalid("permission must be 0 or 1")
 	}
 	var err error
-	if opt.visibility, err = pickVisibility(visibility, isPublic); err != nil {
+	if opt.visibility, err = pickVisibility(visibility, isPublic, "permission"); err != nil {
 		return opt, err
 	}
 	if opt.visibility == "" {

@@ -43,14 +43,15 @@ func (s *Service) setDefaultVisibility(ctx context.Context, userID, v string) (*
 	return s.auth.SetDefaultVisibility(ctx, userID, v)
 }
 
-// pickVisibility reconciles a visibility and an is_public sent together:
-// either alone decides, both must agree; "" when neither was sent.
-func pickVisibility(visibility *string, isPublic *bool) (string, error) {
+// pickVisibility reconciles a visibility and an older client's is_public
+// (or permission, named by other) sent together: either alone decides,
+// both must agree; "" when neither was sent.
+func pickVisibility(visibility *string, isPublic *bool, other string) (string, error) {
 	switch {
 	case visibility != nil && !validVisibility(*visibility):
 		return "", errBadVisibility
 	case visibility != nil && isPublic != nil && (*visibility == visPublic) != *isPublic:
-		return "", invalid("is_public contradicts visibility: send one of them")
+		return "", invalid(other + " contradicts visibility: send one of them")
 	case visibility != nil:
 		return *visibility, nil
 	case isPublic != nil:
