@@ -127,9 +127,10 @@ func operations() map[string]operation {
 	}
 	shortLink := func(id, summary string) operation {
 		return operation{id: id, summary: summary, tag: "short-links",
-			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s.",
+			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s. " +
+				"A `restricted` file is served only to its owner's session or token (with `Cache-Control: private, no-cache`); to anyone else it answers exactly as a missing file.",
 			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such file: an HTML page to a browser, envelope A otherwise.", "ErrorA"))}
+				pageOrJSON(404, "No such file (or a `restricted` one, to anyone but its owner): an HTML page to a browser, envelope A otherwise.", "ErrorA"))}
 	}
 	page := func(id, summary string, auth authKind, extra ...response) operation {
 		rs := []any{htmlPage(200, "The page.")}
@@ -323,7 +324,7 @@ func operations() map[string]operation {
 		"GET /f/{hash}": shortLink("getDownload", "Any file, as a download"),
 		"GET /t/{hash}": {id: "getThumbnail", summary: "A thumbnail of at most 400x400", tag: "short-links",
 			responses: responses(bytesOf(200, "The thumbnail."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such image, or one that cannot have a thumbnail.", "ErrorA"))},
+				pageOrJSON(404, "No such image, one that cannot have a thumbnail, or a `restricted` one asked for by anyone but its owner.", "ErrorA"))},
 		"GET /s/{token}": {id: "getSharePage", summary: "The page of a share link", tag: "share-pages",
 			responses: responses(htmlPage(200, "The file's page (one counted view), or the password form."),
 				pageOrJSON(404, "Expired, revoked, exhausted, or the file is gone: an HTML page to a browser, envelope A otherwise.", "ErrorA"))},
