@@ -459,3 +459,18 @@ func (s *Service) ChangeEmail(ctx context.Context, userID, email string) (*User,
 	}
 	return u, nil
 }
+
+// SetDefaultVisibility sets the visibility the file host gives a user's
+// uploads that ask for none. The file host checks the value
+// (docs/filehost.md#visibility); the column accepts only its three names.
+func (s *Service) SetDefaultVisibility(ctx context.Context, userID, visibility string) (*User, error) {
+	if !sqlstore.ValidID(userID) {
+		return nil, sqlstore.ErrNotFound
+	}
+	u, err := scanUser(s.db.QueryRowWrite(ctx, "UPDATE users SET default_visibility = $1, updated_at = $2 WHERE id = $3 RETURNING "+userColumns,
+		visibility, sqlstore.FromTime(s.now()), userID))
+	if err != nil {
+		return nil, fmt.Errorf("auth: set default visibility: %w", err)
+	}
+	return u, nil
+}

@@ -371,5 +371,11 @@ func migrations() []sqlstore.Migration {
 		{Name: "access tokens cut off by a password reset", Up: sqlstore.Statements(
 			`ALTER TABLE users ADD COLUMN tokens_not_before BIGINT NOT NULL DEFAULT 0`,
 		)},
+		// The visibility the file host gives a user's uploads that ask for
+		// none (docs/filehost.md#visibility).
+		{Name: "default visibility of uploads", Up: sqlstore.Statements(
+			`ALTER TABLE users ADD COLUMN default_visibility TEXT NOT NULL DEFAULT 'unlisted'
+				CHECK (default_visibility IN ('public', 'unlisted', 'restricted'))`,
+		)},
 	}
 }

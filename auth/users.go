@@ -16,26 +16,29 @@ import (
 // User is a file-hosting user as the API shows it. The password hash is
 // never part of it.
 type User struct {
-	ID         string    `json:"id"`
-	Username   string    `json:"username"`
-	Email      string    `json:"email"`
-	Role       string    `json:"role"`
-	Status     string    `json:"status"`
-	QuotaBytes int64     `json:"quota_bytes"`
-	UsedBytes  int64     `json:"used_bytes"`
-	FileCount  int64     `json:"file_count"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID         string `json:"id"`
+	Username   string `json:"username"`
+	Email      string `json:"email"`
+	Role       string `json:"role"`
+	Status     string `json:"status"`
+	QuotaBytes int64  `json:"quota_bytes"`
+	UsedBytes  int64  `json:"used_bytes"`
+	FileCount  int64  `json:"file_count"`
+	// DefaultVisibility is the visibility the file host gives the user's
+	// uploads that ask for none (docs/filehost.md#visibility).
+	DefaultVisibility string    `json:"default_visibility"`
+	CreatedAt         time.Time `json:"created_at"`
 }
 
 // userColumns matches scanUser.
-const userColumns = "id, username, email, role, status, quota_bytes, used_bytes, file_count, created_at"
+const userColumns = "id, username, email, role, status, quota_bytes, used_bytes, file_count, default_visibility, created_at"
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanUser(row scanner) (*User, error) {
 	var u User
 	var created int64
-	if err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &created); err != nil {
+	if err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &u.DefaultVisibility, &created); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = sqlstore.Time(created)
@@ -72,7 +75,7 @@ func (s *Service) CheckPassword(ctx context.Context, login, password string) (*U
 	var created int64
 	var u User
 	err := s.db.QueryRow(ctx, "SELECT "+userColumns+", password_hash FROM users WHERE LOWER(username) = LOWER($1) OR (email <> '' AND LOWER(email) = LOWER($1)) ORDER BY created_at LIMIT 1", login).
-		Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &created, &hash)
+		Scan(&u.ID, &u.Username, &u.Email, &u.Role, &u.Status, &u.QuotaBytes, &u.UsedBytes, &u.FileCount, &u.DefaultVisibility, &created, &hash)
 	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
 		return nil, fmt.Errorf("auth: find user: %w", err)
 	}

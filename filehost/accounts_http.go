@@ -114,3 +114,24 @@ func (s *Service) handleMe(w http.ResponseWriter, r *http.Request) error {
 	httpx.FileAPI.OK(w, http.StatusOK, u)
 	return nil
 }
+
+// handlePatchMe is PATCH /api/v1/auth/me: the caller's own settings, today
+// the visibility of uploads that ask for none.
+func (s *Service) handlePatchMe(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		DefaultVisibility *string `json:"default_visibility"`
+	}
+	if err := httpx.DecodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	idn := auth.FromContext(r.Context())
+	if req.DefaultVisibility == nil {
+		return s.handleMe(w, r)
+	}
+	u, err := s.setDefaultVisibility(r.Context(), idn.UserID, *req.DefaultVisibility)
+	if err != nil {
+		return httpError(err)
+	}
+	httpx.FileAPI.OK(w, http.StatusOK, u)
+	return nil
+}

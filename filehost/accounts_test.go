@@ -39,12 +39,12 @@ func TestRegisterCreatesAnActiveUserWithTheDefaultQuota(t *testing.T) {
 		t.Fatalf("created_at %q: %v", u.CreatedAt, err)
 	}
 	keys := acctKeys(t, r.A().Data)
-	for _, k := range []string{"id", "username", "email", "role", "status", "quota_bytes", "used_bytes", "file_count", "created_at"} {
+	for _, k := range []string{"id", "username", "email", "role", "status", "quota_bytes", "used_bytes", "file_count", "default_visibility", "created_at"} {
 		if !keys[k] {
 			t.Errorf("user lacks %q", k)
 		}
 	}
-	if len(keys) != 9 || strings.Contains(string(r.Body), "hash") {
+	if len(keys) != 10 || strings.Contains(string(r.Body), "hash") {
 		t.Fatalf("user has extra keys: %s", r.Body)
 	}
 	// The new user can log in.

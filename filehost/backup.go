@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"folio/sqlstore"
 )
@@ -57,6 +58,25 @@ func RecordedMD5(ctx context.Context, db *sqlstore.DB, key string) (md5 string, 
 		return "", false, fmt.Errorf("filehost: recorded md5: %w", err)
 	}
 	return md5, true, nil
+}
+
+// RecordedType is the MIME type of the content under key as db records
+// it: an object's, or a thumbnail's (JPEG or PNG, by its key); "" for a
+// key nothing records. Copies to a store whose objects carry a type (S3)
+// are made with it (docs/filehost.md#s3).
+func RecordedType(ctx context.Context, db *sqlstore.DB, key string) (string, error) {
+	var mimetype string
+	err := db.QueryRow(ctx, "SELECT mimetype FROM objects WHERE storage_key = $1", key).Scan(&mimetype)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		if dir, name, ok := strings.Cut(key, "/"); ok && dir == thumbDir {
+			return thumbType(strings.HasSuffix(name, ".jpg")), nil
+		}
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("filehost: recorded type: %w", err)
+	}
+	return mimetype, nil
 }
 
 // ForgetIntents deletes every storage intent of a database copy taken for

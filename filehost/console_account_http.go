@@ -18,6 +18,8 @@ type accountView struct {
 	TOTP         bool
 	RecoveryLeft int
 	Sessions     []auth.Session
+	// Visibility is the default visibility of the account's uploads.
+	Visibility visibilityField
 }
 
 // totpSetupView is the two-factor set-up page's data.
@@ -40,7 +42,8 @@ func (s *Service) renderAccount(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		return err
 	}
-	data := accountView{User: u, Email: u.Email}
+	data := accountView{User: u, Email: u.Email,
+		Visibility: newVisibilityField("default-visibility", "default_visibility", u.DefaultVisibility, false)}
 	if email != "" {
 		data.Email = email
 	}
@@ -95,6 +98,20 @@ func (s *Service) handleConsoleEmail(w http.ResponseWriter, r *http.Request) err
 		return s.renderAccount(w, r, he.Status, httpx.Sentence(he.Msg), email)
 	}
 	s.console.Redirect(w, r, "/console/account", "Email saved.")
+	return nil
+}
+
+// handleConsoleVisibility is POST /console/account/visibility: the
+// visibility of uploads that ask for none.
+func (s *Service) handleConsoleVisibility(w http.ResponseWriter, r *http.Request) error {
+	idn := auth.FromContext(r.Context())
+	if _, err := s.setDefaultVisibility(r.Context(), idn.UserID, r.PostFormValue("default_visibility")); err != nil {
+		if errors.Is(err, errBadVisibility) {
+			return s.renderAccount(w, r, http.StatusUnprocessableEntity, "Choose a visibility.", "")
+		}
+		return err
+	}
+	s.console.Redirect(w, r, "/console/account", "Default visibility saved.")
 	return nil
 }
 

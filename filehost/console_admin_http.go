@@ -205,8 +205,14 @@ func (s *Service) handleConsoleAdminFiles(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	data.Files = make([]adminCard, len(files))
+	me := auth.FromContext(ctx).UserID
 	for i, f := range files {
 		data.Files[i] = adminCard{consoleCard: newCard(f), Owner: names[f.userID]}
+		if f.Visibility == visRestricted && f.userID != me {
+			// Its links are closed to the administrator
+			// (docs/filehost.md#visibility): its badge, not a broken image.
+			data.Files[i].Thumb = ""
+		}
 	}
 	data.Pager = templates.NewConsolePager("/console/admin/files", filters, p.Page, p.Size, total)
 	v := s.console.View(w, r, "All files", "admin-files")

@@ -58,9 +58,10 @@ type fileView struct {
 	Albums  []*album
 	Name    string // the form's values, as sent when a save failed
 	AlbumID string
-	Public  bool
-	Shares  []shareCard
-	Expiry  []expiryChoice // the share form's choices
+	// Visibility is the file's, or what a failed save sent.
+	Visibility visibilityField
+	Shares     []shareCard
+	Expiry     []expiryChoice // the share form's choices
 }
 
 // shareCard is one share link on a file's page.
@@ -90,7 +91,7 @@ func newCard(f *fileRecord) consoleCard {
 // newFileView prepares the detail page of f, whose links are set.
 func newFileView(f *fileRecord) *fileView {
 	v := &fileView{File: f, Kind: f.FileType, Src: "/" + linkPrefix(f.FileType) + "/" + f.hash,
-		Name: f.OriginName, AlbumID: f.AlbumID, Public: f.IsPublic}
+		Name: f.OriginName, AlbumID: f.AlbumID, Visibility: newVisibilityField("edit-visibility", "visibility", f.Visibility, false)}
 	if canThumbnail(f.Mimetype, f.Width, f.Height) {
 		v.Thumb = "/t/" + f.hash
 	}

@@ -183,20 +183,29 @@ func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int,
 }
 
 // handleConsoleUpdateFile is POST /console/files/{id}: the edit form sets
-// the name, the album ("" for none) and whether the file is public, with
+// the name, the album ("" for none) and the visibility, with
 // the rules of PATCH /api/v1/files/{id}.
 func (s *Service) handleConsoleUpdateFile(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.consoleFile(r)
 	if err != nil {
 		return err
 	}
-	name, albumID, public := r.PostFormValue("origin_name"), r.PostFormValue("album_id"), r.PostFormValue("is_public") != ""
+	name, albumID, visibility := r.PostFormValue("origin_name"), r.PostFormValue("album_id"), r.PostFormValue("visibility")
 	fail := func(msg string) error {
 		data := newFileView(f)
-		data.Name, data.AlbumID, data.Public = name, albumID, public
+		data.Name, data.AlbumID = name, albumID
+		if validVisibility(visibility) {
+			data.Visibility.Selected = visibility
+		}
 		return s.renderFile(w, r, http.StatusUnprocessableEntity, data, msg)
 	}
-	patch := filePatch{OriginName: &name, AlbumID: &albumID, IsPublic: &public}
+	patch := filePatch{OriginName: &name, AlbumID: &albumID}
+	if visibility != "" { // a form without the select keeps it
+		if !validVisibility(visibility) {
+			return fail("Choose a visibility.")
+		}
+		patch.Visibility = &visibility
+	}
 	if err := patch.clean(); err != nil {
 		return fail("Enter a name of 1 to 255 characters, without slashes or control characters.")
 	}

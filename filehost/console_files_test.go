@@ -54,8 +54,8 @@ func (e *testEnv) seedConsoleFiles(userID string, files ...seedFile) []string {
 				album = f.AlbumID
 			}
 			ids[i] = sqlstore.NewID()
-			if _, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $5, 2048, $6, $7, $7)`, ids[i], userID, objectID, album, f.Name, f.Public, at); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, 2048, $6, $7, $8, $8)`, ids[i], userID, objectID, album, f.Name, visibilityOf(f.Public), f.Public, at); err != nil {
 				return err
 			}
 		}
@@ -68,17 +68,21 @@ func (e *testEnv) seedConsoleFiles(userID string, files ...seedFile) []string {
 }
 
 // fileRow reads what the edit form changes of a file.
-func (e *testEnv) fileRow(id string) (name, albumID string, public bool) {
+func (e *testEnv) fileRow(id string) (name, albumID, visibility string) {
 	e.t.Helper()
 	var album *string
-	if err := e.db.QueryRow(context.Background(), "SELECT origin_name, album_id, is_public FROM files WHERE id = $1", id).
-		Scan(&name, &album, &public); err != nil {
+	var public bool
+	if err := e.db.QueryRow(context.Background(), "SELECT origin_name, album_id, visibility, is_public FROM files WHERE id = $1", id).
+		Scan(&name, &album, &visibility, &public); err != nil {
 		e.t.Fatalf("file %s: %v", id, err)
+	}
+	if public != (visibility == "public") {
+		e.t.Fatalf("file %s: is_public %v beside visibility %s", id, public, visibility)
 	}
 	if album != nil {
 		albumID = *album
 	}
-	return name, albumID, public
+	return name, albumID, visibility
 }
 
 // postFrom sends a url-encoded form as if from origin.
@@ -172,7 +176,7 @@ func TestConsoleFilesGridPagesAndFilters(t *testing.T) {
 			`data-select-all="ids"`,
 			`<button id="delete-selected" type="submit" class="danger" data-confirm="Delete the selected files?">`,
 			`data-name="Report Q3.pdf"`, `aria-label="Select Report Q3.pdf"`, `name="ids" value="`,
-			`<a href="/console/files/`, `Public</span>`, `Private</span>`, "2 KiB",
+			`<a href="/console/files/`, `<span class="file-tag file-tag-public">Public</span>`, `<span class="file-tag">Unlisted</span>`, "2 KiB",
 		}
 		for _, p := range parts {
 			if !contains(res, p) {
@@ -234,7 +238,8 @@ func TestConsoleFileDetail(t *testing.T) {
 			`<form id="file-edit" method="post" action="/console/files/` + up.ID + `">`,
 			`<input id="edit-name" name="origin_name" type="text" value="cat &lt;1&gt;.png"`,
 			`<select name="album_id" id="edit-album">`, `<option value="">No album</option>`,
-			`<input type="checkbox" name="is_public" id="edit-public" value="1">`,
+			`<select id="edit-visibility" name="visibility">`, `<option value="unlisted" selected>Unlisted: anyone with the link</option>`,
+			`<option value="restricted">Restricted: only you, and your share links</option>`,
 			`<form id="file-delete" method="post" action="/console/files/` + up.ID + `/delete"`,
 		}},
 		{"video", ids[0], []string{`<video controls preload="metadata" src="/v/`}},
@@ -270,10 +275,7 @@ func TestConsoleFileEdit(t *testing.T) {
 	id := e.seedConsoleFiles(ann, seedFile{Name: "a.png", Type: "image", AlbumID: trips})[0]
 	path := "/console/files/" + id
 
-	type state struct {
-		name, album string
-		public      bool
-	}
+	type state struct{ name, album, visibility string }
 	tests := []struct {
 		name   string
 		fields []string
@@ -281,15 +283,17 @@ func TestConsoleFileEdit(t *testing.T) {
 		want   state
 		has    string
 	}{
-		{"rename", []string{"origin_name", "  holiday.png ", "album_id", trips}, 303, state{"holiday.png", trips, false}, ""},
-		{"move to another album", []string{"origin_name", "holiday.png", "album_id", work}, 303, state{"holiday.png", work, false}, ""},
-		{"make public", []string{"origin_name", "holiday.png", "album_id", work, "is_public", "1"}, 303, state{"holiday.png", work, true}, ""},
-		{"take out of its album, private again", []string{"origin_name", "holiday.png", "album_id", ""}, 303, state{"holiday.png", "", false}, ""},
-		{"empty name", []string{"origin_name", "  ", "album_id", trips, "is_public", "1"}, 422, state{"holiday.png", "", false}, "Enter a name"},
-		{"name too long", []string{"origin_name", strings.Repeat("n", 256), "album_id", trips}, 422, state{"holiday.png", "", false}, strings.Repeat("n", 256)},
-		{"name with a slash", []string{"origin_name", "a/b.png"}, 422, state{"holiday.png", "", false}, `value="a/b.png"`},
-		{"another user's album", []string{"origin_name", "x.png", "album_id", bobsAlbum}, 422, state{"holiday.png", "", false}, "Choose one of your albums"},
-		{"album id that is no id", []string{"origin_name", "x.png", "album_id", "trips"}, 422, state{"holiday.png", "", false}, "Choose one of your albums"},
+		{"rename", []string{"origin_name", "  holiday.png ", "album_id", trips}, 303, state{"holiday.png", trips, "unlisted"}, ""},
+		{"move to another album", []string{"origin_name", "holiday.png", "album_id", work, "visibility", "unlisted"}, 303, state{"holiday.png", work, "unlisted"}, ""},
+		{"make public", []string{"origin_name", "holiday.png", "album_id", work, "visibility", "public"}, 303, state{"holiday.png", work, "public"}, ""},
+		{"restrict, out of its album", []string{"origin_name", "holiday.png", "album_id", "", "visibility", "restricted"}, 303, state{"holiday.png", "", "restricted"}, ""},
+		{"unlisted again", []string{"origin_name", "holiday.png", "album_id", "", "visibility", "unlisted"}, 303, state{"holiday.png", "", "unlisted"}, ""},
+		{"unknown visibility", []string{"origin_name", "holiday.png", "album_id", "", "visibility", "private"}, 422, state{"holiday.png", "", "unlisted"}, "Choose a visibility"},
+		{"empty name", []string{"origin_name", "  ", "album_id", trips, "visibility", "public"}, 422, state{"holiday.png", "", "unlisted"}, "Enter a name"},
+		{"name too long", []string{"origin_name", strings.Repeat("n", 256), "album_id", trips}, 422, state{"holiday.png", "", "unlisted"}, strings.Repeat("n", 256)},
+		{"name with a slash", []string{"origin_name", "a/b.png"}, 422, state{"holiday.png", "", "unlisted"}, `value="a/b.png"`},
+		{"another user's album", []string{"origin_name", "x.png", "album_id", bobsAlbum}, 422, state{"holiday.png", "", "unlisted"}, "Choose one of your albums"},
+		{"album id that is no id", []string{"origin_name", "x.png", "album_id", "trips"}, 422, state{"holiday.png", "", "unlisted"}, "Choose one of your albums"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,8 +309,8 @@ func TestConsoleFileEdit(t *testing.T) {
 			} else if !contains(res, `<p class="error" role="alert">`, tc.has) {
 				t.Fatalf("the form is not shown again with the problem and the input: %s", res.Body)
 			}
-			name, album, public := e.fileRow(id)
-			if got := (state{name, album, public}); got != tc.want {
+			name, album, visibility := e.fileRow(id)
+			if got := (state{name, album, visibility}); got != tc.want {
 				t.Fatalf("file is %+v, want %+v", got, tc.want)
 			}
 		})

@@ -80,6 +80,7 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	p.Handle("GET /console/account", p.user(s.handleConsoleAccount))
 	p.Handle("POST /console/account/password", p.user(s.handleConsolePassword))
 	p.Handle("POST /console/account/email", p.user(s.handleConsoleEmail))
+	p.Handle("POST /console/account/visibility", p.user(s.handleConsoleVisibility))
 	p.Handle("GET /console/account/totp", p.user(s.handleConsoleTOTPSetup))
 	p.Handle("POST /console/account/totp", p.user(s.handleConsoleTOTPBegin))
 	p.Handle("POST /console/account/totp/enable", p.user(s.handleConsoleTOTPEnable))

@@ -28,9 +28,9 @@ type uploadPage struct {
 	ForbiddenExts []string
 	Accept        string // the file input's accept attribute; empty for any
 	Albums        []*album
-	AlbumID       string // the album selected
-	Permission    string // "1" public, "0" private (the default)
-	ExpiresIn     string // seconds, as the expiry choice sends them; "" never
+	AlbumID       string          // the album selected
+	Visibility    visibilityField // the account's default, or what the form sent
+	ExpiresIn     string          // seconds, as the expiry choice sends them; "" never
 	Expiries      []expiryChoice
 	UsedBytes     int64
 	QuotaBytes    int64 // 0: no quota

@@ -72,8 +72,9 @@ func (s *Service) uploadView(w http.ResponseWriter, r *http.Request, guest bool)
 	v := s.console.View(w, r, title, "upload")
 	data := &uploadPage{Guest: guest, MaxFileSize: set.MaxFileSize, MaxFiles: consoleMaxFiles,
 		AllowedTypes: set.AllowedTypes, ForbiddenExts: set.ForbiddenExts, Accept: acceptList(set.AllowedTypes),
-		Permission: "0", PerMinute: guestPerMinute, Expiries: expiryChoices()}
+		PerMinute: guestPerMinute, Expiries: expiryChoices()}
 	if guest {
+		data.Visibility = newVisibilityField("upload-visibility", "visibility", visUnlisted, true)
 		data.Action = "/upload?form_token=" + url.QueryEscape(v.FormToken)
 		data.Endpoint = "/api/v1/public/upload"
 		data.MaxFiles = 1
@@ -91,6 +92,7 @@ func (s *Service) uploadView(w http.ResponseWriter, r *http.Request, guest bool)
 			return nil, nil, err
 		}
 		data.UsedBytes, data.QuotaBytes = u.UsedBytes, u.QuotaBytes
+		data.Visibility = newVisibilityField("upload-visibility", "visibility", u.DefaultVisibility, false)
 	}
 	v.Data = data
 	return v, data, nil
@@ -113,8 +115,8 @@ func (s *Service) renderUploaded(w http.ResponseWriter, r *http.Request, guest b
 		if a := b.fields["album_id"]; a != "" {
 			data.AlbumID = a
 		}
-		if b.fields["permission"] == "1" {
-			data.Permission = "1"
+		if v := b.fields["visibility"]; validVisibility(v) {
+			data.Visibility.Selected = v
 		}
 		data.ExpiresIn = b.fields["expires_in"]
 	}

@@ -83,7 +83,8 @@ func TestConsoleUploadPageShowsTheFormLimitsAndAlbums(t *testing.T) {
 		`<input type="file" id="upload-input" name="file" multiple accept="image/*,.pdf"`,
 		`<select id="upload-album" name="album_id">`, `<option value="">No album</option>`,
 		"Holidays &lt;2024&gt;",
-		`<select id="upload-permission" name="permission">`, `<option value="0" selected>Private</option>`,
+		`<select id="upload-visibility" name="visibility">`, `<option value="unlisted" selected>Unlisted: anyone with the link</option>`,
+		`<option value="restricted">Restricted: only you, and your share links</option>`,
 		`<div id="dropzone"`, `<ul id="upload-queue"`, `data-endpoint="/api/v1/upload"`,
 		"Up to 100 MiB a file", "Allowed types: image/*, pdf.", ".php", "You use 0 B; your account has no quota.",
 		`src="/console/static/upload.`,
@@ -115,8 +116,8 @@ func TestConsoleUploadWithoutJavaScriptStoresTheFiles(t *testing.T) {
 	action := uploadAction(t, b, "/console/upload")
 
 	res := postFiles(t, b, action, "", []formFile{{"a b.png", pngBytes(t, 3, 3)}, {"notes.txt", []byte("hello")}},
-		"album_id", album, "permission", "1").Expect(200)
-	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id = $1 AND album_id = $2 AND is_public", uid, album); n != 2 {
+		"album_id", album, "visibility", "public").Expect(200)
+	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id = $1 AND album_id = $2 AND visibility = 'public' AND is_public", uid, album); n != 2 {
 		t.Fatalf("%d public files in the album, want 2", n)
 	}
 	var hash string
@@ -134,7 +135,7 @@ func TestConsoleUploadWithoutJavaScriptStoresTheFiles(t *testing.T) {
 		`data-copy="r0-markdown"`, `<label for="r0-markdown">Markdown</label>`,
 		`data-copy="r1-url"`,
 		// The choices stay selected for the next form.
-		`<option value="` + album + `" selected>trip</option>`, `<option value="1" selected>Public</option>`,
+		`<option value="` + album + `" selected>trip</option>`, `<option value="public" selected>Public: listed in the plaza</option>`,
 	} {
 		if !contains(res, want) {
 			t.Errorf("answer lacks %q", want)

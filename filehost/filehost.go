@@ -263,5 +263,14 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE shares ADD COLUMN guesses INTEGER NOT NULL DEFAULT 0`,
 			`ALTER TABLE shares ADD COLUMN guess_window BIGINT`,
 		)},
+		// Visibility (docs/filehost.md#visibility): what was public stays
+		// public, what was private becomes unlisted (served to whoever has
+		// the link, as before). is_public stays, kept equal to visibility
+		// = 'public', for the plaza's index.
+		{Name: "file visibility", Up: sqlstore.Statements(
+			`ALTER TABLE files ADD COLUMN visibility TEXT NOT NULL DEFAULT 'unlisted'
+				CHECK (visibility IN ('public', 'unlisted', 'restricted'))`,
+			`UPDATE files SET visibility = 'public' WHERE is_public`,
+		)},
 	}
 }

@@ -21,7 +21,8 @@ type fileRecord struct {
 	Width      int        `json:"width"`
 	Height     int        `json:"height"`
 	AlbumID    string     `json:"album_id"`
-	IsPublic   bool       `json:"is_public"`
+	Visibility string     `json:"visibility"` // public, unlisted or restricted
+	IsPublic   bool       `json:"is_public"`  // visibility is public, for older clients
 	Links      links      `json:"links"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  *time.Time `json:"expires_at"` // nil: kept until deleted
@@ -105,11 +106,13 @@ type fileQuery struct {
 type filePatch struct {
 	OriginName *string `json:"origin_name"`
 	AlbumID    *string `json:"album_id"`
-	IsPublic   *bool   `json:"is_public"`
+	Visibility *string `json:"visibility"`
+	IsPublic   *bool   `json:"is_public"` // true: public, false: unlisted
 }
 
-// clean trims the fields sent and checks the name; an album_id of "" takes
-// the file out of its album. Whether the album is the caller's is the
+// clean trims the fields sent and checks the name and the visibility,
+// which it leaves in Visibility alone; an album_id of "" takes the file
+// out of its album. Whether the album is the caller's is the
 // store's to check.
 func (p *filePatch) clean() error {
 	if p.OriginName != nil {
@@ -122,6 +125,14 @@ func (p *filePatch) clean() error {
 	if p.AlbumID != nil {
 		a := strings.ToLower(strings.TrimSpace(*p.AlbumID))
 		p.AlbumID = &a
+	}
+	v, err := pickVisibility(p.Visibility, p.IsPublic, "is_public")
+	if err != nil {
+		return err
+	}
+	p.Visibility, p.IsPublic = nil, nil
+	if v != "" {
+		p.Visibility = &v
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // fileColumns matches scanFile.
-const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.is_public, f.created_at, f.expires_at,
+const fileColumns = `f.id, f.user_id, f.object_id, f.album_id, f.origin_name, f.size, f.visibility, f.created_at, f.expires_at,
 	o.storage_key, o.hash, o.md5, o.mimetype, o.extension, o.file_type, o.width, o.height`
 
 const fileFrom = ` FROM files f JOIN objects o ON o.id = f.object_id`
@@ -30,7 +30,7 @@ func scanFile(row scanner) (*fileRecord, error) {
 	var album *string
 	var created int64
 	var expires *int64
-	if err := row.Scan(&f.ID, &f.userID, &f.objectID, &album, &f.OriginName, &f.Size, &f.IsPublic, &created, &expires,
+	if err := row.Scan(&f.ID, &f.userID, &f.objectID, &album, &f.OriginName, &f.Size, &f.Visibility, &created, &expires,
 		&f.Key, &f.hash, &f.MD5, &f.Mimetype, &f.Extension, &f.FileType, &f.Width, &f.Height); err != nil {
 		return nil, err
 	}
@@ -38,6 +38,7 @@ func scanFile(row scanner) (*fileRecord, error) {
 		f.AlbumID = *album
 	}
 	f.Name = keyBase(f.Key)
+	f.IsPublic = f.Visibility == visPublic
 	f.CreatedAt = sqlstore.Time(created)
 	f.ExpiresAt = sqlstore.NullTime(expires)
 	return &f, nil
@@ -86,8 +87,10 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 			sets = append(sets, "album_id = "+arg(a))
 		}
 	}
-	if body.IsPublic != nil {
-		sets = append(sets, "is_public = "+arg(*body.IsPublic))
+	if body.Visibility != nil {
+		// is_public is kept equal to visibility = 'public' for the
+		// plaza's index.
+		sets = append(sets, "visibility = "+arg(*body.Visibility), "is_public = "+arg(*body.Visibility == visPublic))
 	}
 	sets = append(sets, "updated_at = "+arg(sqlstore.FromTime(s.now())))
 	q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE id = " + arg(id) + " AND user_id = " + arg(userID) +
@@ -104,8 +107,9 @@ func (s *Service) updateFile(ctx context.Context, id, userID string, body filePa
 	} else if n == 0 {
 		return sqlstore.ErrNotFound
 	}
-	if body.OriginName != nil {
-		// Downloads are named after the oldest record: every process asks
+	if body.OriginName != nil || body.Visibility != nil {
+		// Downloads are named after the oldest record, and who may read
+		// a link follows its records' visibility: every process asks
 		// again (docs/design.md#caches-across-processes).
 		s.filesChanged.Bump()
 	}

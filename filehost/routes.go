@@ -34,6 +34,7 @@ func (s *Service) Routes(rt *httpx.Router) {
 	api.Handle("POST /api/v1/auth/refresh", s.refreshLimit.Middleware(httpx.FileAPI)(httpx.FileAPI.Handle(s.handleRefresh)))
 	api.Handle("POST /api/v1/auth/logout", httpx.FileAPI.Handle(s.handleLogout))
 	api.Handle("GET /api/v1/auth/me", user(httpx.FileAPI.Handle(s.handleMe)))
+	api.Handle("PATCH /api/v1/auth/me", user(httpx.FileAPI.Handle(s.handlePatchMe)))
 
 	api.Handle("GET /api/v1/tokens", user(httpx.FileAPI.Handle(s.handleListTokens)))
 	api.Handle("POST /api/v1/tokens", user(httpx.FileAPI.Handle(s.handleCreateToken)))

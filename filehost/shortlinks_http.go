@@ -29,15 +29,18 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			return
 		}
 		v, local := s.fileChanges()
-		// A second round only when a remembered target's bytes are gone.
-		for _, fresh := range []bool{false, true} {
+		for _, fresh := range rounds(local) {
 			t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 			if err != nil {
 				s.serverError(w, r, err)
 				return
 			}
-			if !ok || (prefix != "f" && linkPrefix(t.fileType) != prefix) {
+			// A link its reader may not read is a miss, answered as one.
+			if !ok || (prefix != "f" && linkPrefix(t.fileType) != prefix) || !s.readable(r, t) {
 				break
+			}
+			if t.owners != nil {
+				keepPrivate(w)
 			}
 			sv := t.sent.inline
 			if prefix == "f" {
@@ -69,6 +72,12 @@ func (s *Service) shortLink(prefix string) http.Handler {
 		}
 		s.notFoundLink(w, r)
 	})
+}
+
+// keepPrivate keeps restricted content out of shared caches, and makes
+// the owner's browser ask again each time: the link may close.
+func keepPrivate(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "private, no-cache")
 }
 
 // openContent returns the stored content under key: as bytes when they are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"folio/sqlstore"
 )
@@ -17,36 +16,61 @@ func (s *Service) targetByHash(ctx context.Context, h string, fresh bool, v uint
 	now := sqlstore.FromTime(s.now())
 	if fresh {
 		s.links.forget(h)
-	} else if t, ok := s.links.get(h, v); ok && !t.expired(now) {
+	} else if t, ok := s.links.get(h, v); ok && !t.stale(now) {
 		t.cached = true
 		return t, true, nil
 	}
 	var t linkTarget
 	var created int64
 	var name *string
-	var until int64
-	// The name is the oldest live record's; liveUntil is the last expiry
-	// of the live records, math.MaxInt64 standing for one without expiry.
+	var open int
+	// The name is the oldest live record's; until is the first expiry
+	// of the live records (NULL: none expires); open is 1 when one of them
+	// is not restricted.
 	err := s.db.QueryRow(ctx, `SELECT o.id, o.storage_key, o.md5, o.mimetype, o.file_type, o.created_at,
 		(SELECT f.origin_name FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+` ORDER BY f.created_at, f.id LIMIT 1),
-		(SELECT COALESCE(MAX(CASE WHEN f.expires_at IS NULL THEN $3 ELSE f.expires_at END), 0)
-			FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+`)
-		FROM objects o WHERE o.hash = $1`, h, now, int64(math.MaxInt64)).
-		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created, &name, &until)
+		(SELECT COALESCE(MIN(f.expires_at), 0) FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+`),
+		CASE WHEN EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+` AND f.visibility <> 'restricted')
+			THEN 1 ELSE 0 END
+		FROM objects o WHERE o.hash = $1`, h, now).
+		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created, &name, &t.until, &open)
 	if errors.Is(err, sqlstore.ErrNotFound) || err == nil && name == nil {
 		return t, false, nil
 	}
 	if err != nil {
 		return t, false, err
 	}
+	if open == 0 {
+		if t.owners, err = s.linkOwners(ctx, t.objectID, now); err != nil {
+			return t, false, err
+		}
+	}
 	t.createdAt = sqlstore.Time(created)
 	t.name = *name
-	if until != math.MaxInt64 {
-		t.liveUntil = until
-	}
 	t.sent = newSendings(t)
 	s.links.put(h, t, v)
 	return t, true, nil
+}
+
+// linkOwners are the owners of the live records of an object, never nil.
+func (s *Service) linkOwners(ctx context.Context, objectID string, now int64) ([]string, error) {
+	rows, err := s.db.Query(ctx, "SELECT DISTINCT f.user_id FROM files f WHERE f.object_id = $1 AND "+liveFile("$2"), objectID, now)
+	if err != nil {
+		return nil, fmt.Errorf("filehost: link owners: %w", err)
+	}
+	defer rows.Close()
+	owners := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("filehost: link owners: %w", err)
+		}
+		owners = append(owners, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filehost: link owners: %w", err)
+	}
+	return owners, nil
 }
 
 // maxSizeLookup bounds the keys of one query of ImageSizes.
@@ -54,8 +78,9 @@ const maxSizeLookup = 200
 
 // ImageSizes answers the blog's question (blog.ImageSizer): the width and
 // height of the images behind the short links /i/{key}, for the keys that
-// name a live image whose size is known. Keys are given as they appear in
-// a link (any case, without the extension); the answer uses them as given.
+// name a live image whose size is known and that anyone may read
+// (docs/filehost.md#visibility). Keys are given as they appear in a link
+// (any case, without the extension); the answer uses them as given.
 func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error) {
 	byHash := map[string][]string{}
 	for _, k := range keys {
@@ -74,7 +99,7 @@ func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]
 		hashes = hashes[len(batch):]
 		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height FROM objects o
 			WHERE o.file_type = 'image' AND o.width > 0 AND o.height > 0 AND o.hash IN (`+sqlstore.Placeholders(2, len(batch))+`)
-			AND EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$1")+`)`,
+			AND EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$1")+` AND f.visibility <> 'restricted')`,
 			append([]any{now}, batch...)...)
 		if err != nil {
 			return nil, fmt.Errorf("filehost: image sizes: %w", err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"folio/sqlstore/sqlstoretest"
 	"folio/storage/storagetest"
@@ -53,6 +54,32 @@ func TestRedirectModeSendsAPresignedURL(t *testing.T) {
 		got.Body.Close()
 		if got.StatusCode != 200 || !bytes.Equal(b, content) || got.Header.Get("Content-Type") != "image/png" {
 			t.Fatalf("presigned GET: %d, %d bytes, type %q", got.StatusCode, len(b), got.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// An upload stored in a bucket carries its type there, as its thumbnail
+// does: what reads the bucket directly (a presigned URL without Folio's
+// override, a CDN in front of it) serves it as what it is.
+func TestS3ObjectsCarryTheFilesType(t *testing.T) {
+	store := storagetest.S3(t)
+	e := newTestEnvStore(t, sqlstoretest.Open(t), store, nil)
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.png", pngBytes(t, 600, 300))
+	e.c.Do("GET", "/t/"+u.hash(), nil).Expect(200)
+	objectID, key := e.objectOf(u.ID)
+	for key, want := range map[string]string{key: "image/png", thumbKey(objectID, false): "image/png"} {
+		link, err := store.PresignGet(key, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != want {
+			t.Errorf("%s in the bucket: %d, Content-Type %q, want %s", key, resp.StatusCode, resp.Header.Get("Content-Type"), want)
 		}
 	}
 }

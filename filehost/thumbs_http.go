@@ -16,15 +16,18 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, local := s.fileChanges()
-	// A second round only when a remembered target's bytes are gone.
-	for _, fresh := range []bool{false, true} {
+	for _, fresh := range rounds(local) {
 		t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 		if err != nil {
 			s.serverError(w, r, err)
 			return
 		}
-		if !ok || !thumbnailable(t.mimetype) {
+		// A link its reader may not read is a miss, answered as one.
+		if !ok || !thumbnailable(t.mimetype) || !s.readable(r, t) {
 			break
+		}
+		if t.owners != nil {
+			keepPrivate(w)
 		}
 		sv := t.sent.thumb
 		key := thumbKey(t.objectID, thumbJPEG(t.mimetype))

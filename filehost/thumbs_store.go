@@ -116,6 +116,7 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 	if err != nil {
 		return err
 	}
+	storage.SetContentType(w, thumbType(isJPEG))
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		w.Abort()
 		return err

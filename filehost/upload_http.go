@@ -16,6 +16,7 @@ import (
 
 	"folio/auth"
 	"folio/httpx"
+	"folio/storage"
 )
 
 // handleUpload is POST /api/v1/upload for an authenticated user.
@@ -141,7 +142,7 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 				return files, nil, err
 			}
 			files = append(files, in)
-		case "album_id", "permission", "strategy_id", "ssl", "expires_in", "expires_at":
+		case "album_id", "permission", "visibility", "strategy_id", "ssl", "expires_in", "expires_at":
 			v, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
 			if err != nil {
 				return files, nil, bodyError(err)
@@ -178,16 +179,17 @@ func bodyLimit(maxFileSize int64, maxFiles int) int64 {
 
 // uploadOptions are what an upload's fields ask for its records.
 type uploadOptions struct {
-	albumID   *string
-	isPublic  bool
-	expiresAt *time.Time
+	albumID    *string
+	visibility string
+	expiresAt  *time.Time
 }
 
 // maxExpiry bounds how far ahead an upload may set its expiry.
 const maxExpiry = 10 * 366 * 24 * time.Hour
 
-// uploadFields checks the album (one of the user's), the permission (Lsky's
-// 1 public, 0 or nothing private) and the expiry of an upload.
+// uploadFields checks the album (one of the user's), the visibility and
+// the expiry of an upload. The visibility is the visibility field's, or
+// Lsky's permission (1 public, 0 unlisted), or else the user's default.
 func (s *Service) uploadFields(ctx context.Context, fields map[string]string, userID string) (uploadOptions, error) {
 	var opt uploadOptions
 	if a := strings.ToLower(fields["album_id"]); a != "" {
@@ -200,14 +202,34 @@ func (s *Service) uploadFields(ctx context.Context, fields map[string]string, us
 		}
 		opt.albumID = &a
 	}
+	var visibility *string
+	if v := fields["visibility"]; v != "" { // empty, as permission: not sent
+		visibility = &v
+	}
+	var isPublic *bool
 	switch fields["permission"] {
-	case "", "0":
-	case "1":
-		opt.isPublic = true
+	case "":
+	case "0", "1":
+		p := fields["permission"] == "1"
+		isPublic = &p
 	default:
 		return opt, invalid("permission must be 0 or 1")
 	}
 	var err error
+	if opt.visibility, err = pickVisibility(visibility, isPublic, "permission"); err != nil {
+		return opt, err
+	}
+	if opt.visibility == "" {
+		u, err := s.auth.UserByID(ctx, userID)
+		if err != nil {
+			return opt, err
+		}
+		opt.visibility = u.DefaultVisibility
+	}
+	if opt.visibility == visRestricted && userID == s.auth.GuestID() {
+		// Nobody can sign in as the guest: no one could see it.
+		return opt, invalid("guest uploads cannot be restricted")
+	}
 	opt.expiresAt, err = uploadExpiry(fields["expires_in"], fields["expires_at"], s.now())
 	return opt, err
 }
@@ -265,6 +287,7 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSett
 	in.w = w
 	check := func(head []byte) error {
 		in.mimetype = detectMIME(head, in.ext)
+		storage.SetContentType(w, in.mimetype)
 		if in.ext == "" {
 			in.ext = mimeExt(in.mimetype)
 		}

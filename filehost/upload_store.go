@@ -163,8 +163,8 @@ func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string)
 // gains a reference, and the file record is added.
 func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in *incoming, opt uploadOptions, isNew bool) (*fileRecord, error) {
 	now := s.now()
-	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, IsPublic: opt.isPublic,
-		CreatedAt: now.UTC().Truncate(time.Microsecond), userID: userID}
+	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, Visibility: opt.visibility,
+		IsPublic: opt.visibility == visPublic, CreatedAt: now.UTC().Truncate(time.Microsecond), userID: userID}
 	if opt.albumID != nil {
 		rec.AlbumID = *opt.albumID
 	}
@@ -204,9 +204,9 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 				return errObjectGone
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, is_public, created_at, updated_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
-			rec.ID, userID, obj.ID, opt.albumID, rec.OriginName, rec.Size, opt.isPublic, sqlstore.FromTime(rec.CreatedAt), expires)
+		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
+			rec.ID, userID, obj.ID, opt.albumID, rec.OriginName, rec.Size, opt.visibility, rec.IsPublic, sqlstore.FromTime(rec.CreatedAt), expires)
 		if errors.Is(err, sqlstore.ErrForeignKey) {
 			return errBadAlbum // the album was deleted meanwhile
 		}
@@ -217,6 +217,12 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 	}
 	if err != nil {
 		return nil, fmt.Errorf("filehost: record upload: %w", err)
+	}
+	if !isNew {
+		// A new record of stored content may open its short link to
+		// everyone, or to one more owner: every process asks again
+		// (docs/design.md#caches-across-processes).
+		s.filesChanged.Bump()
 	}
 	rec.objectID, rec.Key, rec.Name, rec.hash = obj.ID, obj.Key, keyBase(obj.Key), obj.Hash
 	rec.MD5, rec.Mimetype, rec.Extension, rec.FileType = obj.MD5, obj.Mimetype, obj.Extension, obj.FileType

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -14,4 +15,14 @@ func OpenUploads(ctx context.Context, s *S3) ([]string, error) {
 		return nil
 	})
 	return keys, err
+}
+
+// ContentType is the Content-Type the bucket keeps with the object under
+// key, read by a HEAD.
+func ContentType(ctx context.Context, s *S3, key string) (string, error) {
+	h, err := s.doDiscard(ctx, http.MethodHead, s.cfg.Prefix+key, nil, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return h.Get("Content-Type"), nil
 }

@@ -299,3 +299,41 @@ func TestS3PartCopyFailingHalfwayLeavesNothing(t *testing.T) {
 	noTemps(t, s)
 	noOpenUploads(t, s)
 }
+
+// An object carries the media type its writer was told, whichever way it
+// reached its key: one PUT, a multipart upload copied whole, or one copied
+// in parts.
+func TestS3ObjectsCarryTheirContentType(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"one PUT", 1000},
+		{"multipart, copied whole", 2*testPart + 1},
+		{"multipart, copied in parts", 6<<20 + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := storagetest.S3(t)
+			s.PartSize, s.CopyLimit, s.CopyPartSize = testPart, 6<<20, 5<<20
+			w, err := s.Begin(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			storage.SetContentType(w, "image/webp")
+			if err := chunked(w, randomBytes(tc.size, 3)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit("typed/x.webp"); err != nil {
+				t.Fatal(err)
+			}
+			got, err := storage.ContentType(context.Background(), s, "typed/x.webp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "image/webp" {
+				t.Fatalf("stored Content-Type %q, want image/webp", got)
+			}
+			noTemps(t, s)
+		})
+	}
+}

@@ -37,6 +37,9 @@ type s3Writer struct {
 	s      *S3
 	ctx    context.Context
 	tmpKey string
+	// ctype is the content's media type (SetContentType); empty lets the
+	// server choose (binary/octet-stream).
+	ctype string
 
 	buf, spare []byte
 	uploadID   string
@@ -45,6 +48,21 @@ type s3Writer struct {
 	completed  bool            // the temporary object exists
 	err        error           // the first failure; every later call returns it
 	done       bool            // committed or aborted
+}
+
+func (w *s3Writer) setContentType(t string) { w.ctype = t }
+
+// typed returns hdr (cloned) with the content's type, when it has one.
+func (w *s3Writer) typed(hdr http.Header) http.Header {
+	if w.ctype == "" {
+		return hdr
+	}
+	h := hdr.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", w.ctype)
+	return h
 }
 
 type completedPart struct {
@@ -118,7 +136,7 @@ func (w *s3Writer) sendPart() error {
 		var out struct {
 			UploadID string `xml:"UploadId"`
 		}
-		if err := w.s.doXML(w.ctx, http.MethodPost, w.tmpKey, url.Values{"uploads": {""}}, nil, nil, &out); err != nil {
+		if err := w.s.doXML(w.ctx, http.MethodPost, w.tmpKey, url.Values{"uploads": {""}}, w.typed(nil), nil, &out); err != nil {
 			return fmt.Errorf("storage: begin multipart upload: %w", err)
 		}
 		w.uploadID = out.UploadID
@@ -195,7 +213,7 @@ func (w *s3Writer) commit(key string) error {
 		if body == nil {
 			body = []byte{}
 		}
-		if _, err := s.doDiscard(w.ctx, http.MethodPut, s.cfg.Prefix+key, nil, noReplace, body); err != nil {
+		if _, err := s.doDiscard(w.ctx, http.MethodPut, s.cfg.Prefix+key, nil, w.typed(noReplace), body); err != nil {
 			return commitError(err)
 		}
 		return nil
@@ -261,13 +279,19 @@ func (w *s3Writer) copyTo(dst string, size int64, hdr http.Header) error {
 	if size <= s.CopyLimit {
 		h := hdr.Clone()
 		h.Set("X-Amz-Copy-Source", src)
+		if w.ctype != "" {
+			// Said again rather than copied from the temporary object:
+			// not every server copies the metadata of a multipart upload.
+			h.Set("X-Amz-Metadata-Directive", "REPLACE")
+			h.Set("Content-Type", w.ctype)
+		}
 		var out struct{}
 		return s.doXML(w.ctx, http.MethodPut, dst, nil, h, nil, &out)
 	}
 	var created struct {
 		UploadID string `xml:"UploadId"`
 	}
-	if err := s.doXML(w.ctx, http.MethodPost, dst, url.Values{"uploads": {""}}, nil, nil, &created); err != nil {
+	if err := s.doXML(w.ctx, http.MethodPost, dst, url.Values{"uploads": {""}}, w.typed(nil), nil, &created); err != nil {
 		return err
 	}
 	step := max(s.CopyPartSize, minPartSize)

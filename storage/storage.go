@@ -57,6 +57,16 @@ type Writer interface {
 	Abort() error
 }
 
+// SetContentType tells w the media type of the content it receives, for a
+// store whose objects carry one (S3: the object's Content-Type, which
+// presigned downloads and anything reading the bucket directly see). Call
+// it before the first Write; stores without types ignore it.
+func SetContentType(w Writer, mimetype string) {
+	if t, ok := w.(interface{ setContentType(string) }); ok {
+		t.setContentType(mimetype)
+	}
+}
+
 // Object is stored content opened for reading.
 type Object interface {
 	io.ReadSeekCloser

@@ -128,9 +128,10 @@ func operations() map[string]operation {
 	tooManyMisses := pageOrJSON(429, "More than 60 misses of short links and share links a minute from this address: every link route is refused until the allowance grows back (`Retry-After`).", "ErrorA")
 	shortLink := func(id, summary string) operation {
 		return operation{id: id, summary: summary, tag: "short-links",
-			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s.",
+			description: "Carries `ETag`, `Last-Modified`, a year of immutable caching and `Content-Disposition`; answers byte ranges (206) and 304s. " +
+				"A `restricted` file is served only to its owner's session or token (with `Cache-Control: private, no-cache`); to anyone else it answers exactly as a missing file.",
 			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such file: an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)}
+				pageOrJSON(404, "No such file (or a `restricted` one, to anyone but its owner): an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)}
 	}
 	page := func(id, summary string, auth authKind, extra ...response) operation {
 		rs := []any{htmlPage(200, "The page.")}
@@ -294,6 +295,7 @@ func operations() map[string]operation {
 		"POST /api/v1/auth/logout": {id: "logout", summary: "Revoke a refresh token and clear the cookie", tag: "accounts",
 			body: &requestBody{mediaType: "application/json", schema: ref("LogoutInput")}, responses: responses(okA(200, nullSchema()), errsA(400))},
 		"GET /api/v1/auth/me":          {id: "me", summary: "The caller's account", tag: "accounts", auth: user, responses: responses(okA(200, ref("User")), errsA(401))},
+		"PATCH /api/v1/auth/me":        {id: "updateMe", summary: "Change the caller's default visibility", tag: "accounts", auth: user, body: jsonBody(ref("MePatch")), responses: responses(okA(200, ref("User")), errsA(400, 401))},
 		"GET /api/v1/tokens":           listA("listTokens", "The caller's API tokens, newest first", "tokens", "Token", user),
 		"POST /api/v1/tokens":          {id: "createToken", summary: "Create an API token", tag: "tokens", auth: user, body: jsonBody(ref("TokenInput")), responses: responses(okA(201, ref("NewToken")), errsA(400, 401))},
 		"DELETE /api/v1/tokens/{id}":   {id: "revokeToken", summary: "Revoke an API token", tag: "tokens", auth: user, responses: responses(okA(200, nullSchema()), errsA(401, 404))},
@@ -323,7 +325,7 @@ func operations() map[string]operation {
 		"GET /f/{hash}": shortLink("getDownload", "Any file, as a download"),
 		"GET /t/{hash}": {id: "getThumbnail", summary: "A thumbnail of at most 400x400", tag: "short-links",
 			responses: responses(bytesOf(200, "The thumbnail."), response{status: 304, description: "Not modified."},
-				pageOrJSON(404, "No such image, or one that cannot have a thumbnail.", "ErrorA"), tooManyMisses)},
+				pageOrJSON(404, "No such image, one that cannot have a thumbnail, or a `restricted` one asked for by anyone but its owner.", "ErrorA"), tooManyMisses)},
 		"GET /s/{token}": {id: "getSharePage", summary: "The page of a share link", tag: "share-pages",
 			responses: responses(htmlPage(200, "The file's page (one counted view), or the password form."),
 				pageOrJSON(404, "Expired, revoked, exhausted, or the file is gone: an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)},
@@ -387,12 +389,14 @@ func operations() map[string]operation {
 			&requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{
 				"file":       schema{"type": "array", "items": schema{"type": "string", "contentMediaType": "application/octet-stream"}, "maxItems": 20},
 				"album_id":   stringOf(""),
-				"permission": enum("", "0", "1"),
-			}, "album_id", "permission")},
+				"permission": enum("Lsky Pro's, as on the API.", "0", "1"),
+				"visibility": enum("", "public", "unlisted", "restricted"),
+			}, "album_id", "permission", "visibility")},
 			htmlPage(200, "The upload page with a card for each stored file."), 400, 413, 415, 507), formToken),
 		"GET /upload": {id: "guestUploadPage", summary: "The guest upload page", tag: "console", responses: responses(htmlPage(200, "The page."), htmlPage(404, "Guest upload is off."))},
 		"POST /upload": {id: "guestUploadForm", summary: "Guest upload without JavaScript", tag: "console", params: []schema{formToken},
-			body: &requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{"file": schema{"type": "string", "contentMediaType": "application/octet-stream"}})},
+			body: &requestBody{mediaType: "multipart/form-data", required: true, schema: object(map[string]schema{"file": schema{"type": "string", "contentMediaType": "application/octet-stream"},
+				"visibility": enum("", "public", "unlisted")}, "visibility")},
 			responses: responses(htmlPage(200, "The page with the file's card."), htmlPage(400, errorText(400)), htmlPage(403, "The form was refused."), htmlPage(404, "Guest upload is off."),
 				htmlPage(413, errorText(413)), htmlPage(415, errorText(415)), htmlPage(429, errorText(429)), htmlPage(507, errorText(507)))},
 
@@ -402,7 +406,7 @@ func operations() map[string]operation {
 		"POST /console/files/delete": post("consoleDeleteFiles", "Delete some of the caller's files", console, formBody("ids", "back", "form_token"),
 			back("Back to the grid."), 422),
 		"GET /console/files/{id}":                           page("consoleFile", "One of the caller's files", console, htmlPage(404, "Not found.")),
-		"POST /console/files/{id}":                          post("consoleUpdateFile", "Change a file", console, formBody("origin_name", "album_id", "is_public", "form_token"), back("Back to the file."), 404, 422),
+		"POST /console/files/{id}":                          post("consoleUpdateFile", "Change a file", console, formBody("origin_name", "album_id", "visibility", "form_token"), back("Back to the file."), 404, 422),
 		"POST /console/files/{id}/delete":                   post("consoleDeleteFile", "Delete a file", console, formBody("form_token"), back("To `/console/files`."), 404),
 		"POST /console/files/{id}/shares":                   post("consoleCreateShare", "Create a share link", console, formBody("expires_in", "max_views", "password", "form_token"), back("Back to the file."), 404, 422),
 		"POST /console/files/{id}/shares/{share_id}/delete": post("consoleRevokeShare", "Revoke a share link", console, formBody("form_token"), back("Back to the file."), 404),
@@ -423,6 +427,7 @@ func operations() map[string]operation {
 		// Console: account.
 		"GET /console/account":                         page("consoleAccount", "The account page", console),
 		"POST /console/account/email":                  post("consoleChangeEmail", "Change the email", console, formBody("email", "form_token"), back("To the account."), 400, 409),
+		"POST /console/account/visibility":             post("consoleDefaultVisibility", "Change the default visibility of uploads", console, formBody("default_visibility", "form_token"), back("To the account."), 422),
 		"POST /console/account/password":               post("consoleChangePassword", "Change the password", console, formBody("current_password", "new_password", "form_token"), back("To the account."), 409, 422),
 		"POST /console/account/totp":                   post("consoleStartTOTP", "Start two-factor set-up", console, formBody("form_token"), htmlPage(200, "The set-up page with the secret.")),
 		"GET /console/account/totp":                    page("consoleTOTPSetup", "The two-factor set-up page", console, redirect(303, "Nothing pending: to the account, or without a session to the sign-in page.")),

@@ -355,13 +355,17 @@ func componentSchemas() schema {
 	uploadPatch := maps.Clone(settings["upload"]["properties"].(map[string]schema))
 	uploadPatch["forbidden_exts"], uploadPatch["allowed_types"] = list, list
 	settingsPatch["upload"] = schema{"type": "object", "properties": uploadPatch}
+	visibility := enum("`public`: listed in the plaza; `unlisted`: served to anyone with the link, listed nowhere; "+
+		"`restricted`: served only to its owner's session or token and through its share links, to anyone else its links answer as a missing file.",
+		"public", "unlisted", "restricted")
 	links := map[string]schema{"url": stringOf("The short link."), "thumbnail_url": stringOf(""), "markdown": stringOf(""), "html": stringOf(""),
 		"bbcode": stringOf(""), "delete_url": stringOf(""), "markdown_with_link": stringOf("")}
 	file := map[string]schema{
 		"id": stringOf(""), "key": stringOf("The storage key."), "name": stringOf(""), "origin_name": stringOf("The uploaded name, cleaned."),
 		"size": integer("Bytes."), "mimetype": stringOf(""), "extension": stringOf(""), "md5": stringOf(""),
 		"file_type": enum("", "image", "video", "audio", "file"), "width": integer(""), "height": integer(""),
-		"album_id": stringOf("Empty when in no album."), "is_public": boolean(""), "links": ref("FileLinks"),
+		"album_id": stringOf("Empty when in no album."), "visibility": visibility,
+		"is_public": boolean("`visibility` is `public`, for older clients."), "links": ref("FileLinks"),
 		"created_at": dateTime(""), "expires_at": nullable(dateTime("Null: kept until deleted.")),
 	}
 	upload := map[string]schema{
@@ -373,7 +377,8 @@ func componentSchemas() schema {
 		"expires_at": nullable(dateTime("")), "last_used_at": nullable(dateTime(""))}
 	userProps := map[string]schema{"id": stringOf(""), "username": stringOf(""), "email": stringOf(""), "role": enum("`guest` owns guest uploads.", "admin", "user", "guest"),
 		"status": enum("", "active", "disabled"), "quota_bytes": integer("0: no quota."), "used_bytes": integer(""),
-		"file_count": integer(""), "created_at": dateTime("")}
+		"file_count": integer(""), "default_visibility": enum("The visibility of uploads that ask for none (`unlisted` unless changed).", "public", "unlisted", "restricted"),
+		"created_at": dateTime("")}
 
 	return schema{
 		"EnvelopeB":    object(map[string]schema{"code": integer("The HTTP status."), "data": schema{}, "msg": stringOf("`ok`, `created` for 201, `moved permanently` for 301.")}),
@@ -442,22 +447,25 @@ func componentSchemas() schema {
 			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout", "command"), "method": stringOf(""),
 			"route": stringOf("The matched route pattern's path."), "path": stringOf(""), "resource_id": stringOf(""),
 			"status": integer(""), "client_ip": stringOf("")}),
-		"FileLinks":   object(links),
-		"File":        object(file),
-		"AdminFile":   object(extend(file, map[string]schema{"user_id": stringOf(""), "username": stringOf("")})),
-		"PlazaFile":   object(extend(file, map[string]schema{"username": stringOf("")})),
-		"FilePatch":   patch(map[string]schema{"origin_name": stringOf(""), "album_id": stringOf("`\"\"` takes the file out of its album."), "is_public": boolean("")}),
+		"FileLinks": object(links),
+		"File":      object(file),
+		"AdminFile": object(extend(file, map[string]schema{"user_id": stringOf(""), "username": stringOf("")})),
+		"PlazaFile": object(extend(file, map[string]schema{"username": stringOf("")})),
+		"FilePatch": patch(map[string]schema{"origin_name": stringOf(""), "album_id": stringOf("`\"\"` takes the file out of its album."), "visibility": visibility,
+			"is_public": boolean("For older clients: `true` is `public`, `false` `unlisted`; sent with `visibility`, the two must agree.")}),
+		"MePatch":     patch(map[string]schema{"default_visibility": enum("The visibility of uploads that ask for none.", "public", "unlisted", "restricted")}),
 		"BatchDelete": object(map[string]schema{"ids": schema{"type": "array", "items": stringOf(""), "minItems": 1, "maxItems": 1000}}),
 		"Deleted":     object(map[string]schema{"deleted": integer("How many of the caller's files were deleted.")}),
 		"UploadForm": object(map[string]schema{
 			"file":        schema{"type": "string", "contentMediaType": "application/octet-stream", "description": "The file."},
 			"album_id":    stringOf("One of the caller's albums."),
-			"permission":  enum("`0` private (default), `1` public.", "0", "1"),
+			"permission":  enum("Lsky Pro's: `0` unlisted, `1` public. With neither it nor `visibility`, the caller's `default_visibility`.", "0", "1"),
+			"visibility":  enum("`public`, `unlisted` or `restricted` (not for guests); sent with `permission`, the two must agree.", "public", "unlisted", "restricted"),
 			"expires_in":  stringOf("Seconds, 1 to 316224000."),
 			"expires_at":  stringOf("RFC 3339, in the future, at most ten years ahead; not with expires_in."),
 			"strategy_id": stringOf("Ignored (Lsky Pro compatibility)."),
 			"ssl":         stringOf("Ignored (Lsky Pro compatibility)."),
-		}, "album_id", "permission", "expires_in", "expires_at", "strategy_id", "ssl"),
+		}, "album_id", "permission", "visibility", "expires_in", "expires_at", "strategy_id", "ssl"),
 		"UploadResult":   object(upload),
 		"LskyImage":      object(extend(upload, map[string]schema{"width": integer(""), "height": integer(""), "date": stringOf("")})),
 		"LskyImagePage":  object(map[string]schema{"current_page": integer(""), "last_page": integer(""), "per_page": integer(""), "total": integer(""), "data": array(ref("LskyImage"))}),

@@ -153,7 +153,10 @@ func runMigrate(ctx context.Context, cfg *Config, from, to string, jobs int, std
 	recorded := func(ctx context.Context, key string) (string, bool, error) {
 		return filehost.RecordedMD5(ctx, db, key)
 	}
-	rep, err := migrateObjects(ctx, src, dst, recorded, jobs)
+	typeOf := func(ctx context.Context, key string) (string, error) {
+		return filehost.RecordedType(ctx, db, key)
+	}
+	rep, err := migrateObjects(ctx, src, dst, recorded, typeOf, jobs)
 	rep.From, rep.To = from, to
 	if err != nil {
 		return rep, err
@@ -194,7 +197,8 @@ func openMigrateStore(ctx context.Context, cfg *Config, driver string, source bo
 // migrateObjects copies every key src lists to dst with jobs workers. An
 // error ends the run only when listing fails or ctx ends; a key that cannot
 // be copied is counted and named in the report.
-func migrateObjects(ctx context.Context, src, dst storage.Store, recorded func(context.Context, string) (string, bool, error), jobs int) (migrateReport, error) {
+func migrateObjects(ctx context.Context, src, dst storage.Store, recorded func(context.Context, string) (string, bool, error),
+	typeOf func(context.Context, string) (string, error), jobs int) (migrateReport, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -208,7 +212,7 @@ func migrateObjects(ctx context.Context, src, dst storage.Store, recorded func(c
 		go func() {
 			defer wg.Done()
 			for key := range keys {
-				out, n, mismatch, err := migrateOne(ctx, src, dst, key, recorded)
+				out, n, mismatch, err := migrateOne(ctx, src, dst, key, recorded, typeOf)
 				mu.Lock()
 				switch {
 				case err != nil && ctx.Err() != nil:
@@ -265,7 +269,8 @@ func migrateObjects(ctx context.Context, src, dst storage.Store, recorded func(c
 // stay; other bytes there are replaced. A copy is read back from dst and
 // its MD5 compared with the source's before it counts; a copy that differs
 // is deleted. mismatch reports source bytes that differ from their record.
-func migrateOne(ctx context.Context, src, dst storage.Store, key string, recorded func(context.Context, string) (string, bool, error)) (out migrateOutcome, copied int64, mismatch bool, err error) {
+func migrateOne(ctx context.Context, src, dst storage.Store, key string, recorded func(context.Context, string) (string, bool, error),
+	typeOf func(context.Context, string) (string, error)) (out migrateOutcome, copied int64, mismatch bool, err error) {
 	out = outcomeCopied
 	if have, err := dst.Stat(ctx, key); err == nil {
 		st, err := src.Stat(ctx, key)
@@ -305,10 +310,15 @@ func migrateOne(ctx context.Context, src, dst storage.Store, key string, recorde
 		return 0, 0, false, fmt.Errorf("source: %w", err)
 	}
 	defer in.Close()
+	mimetype, err := typeOf(ctx, key)
+	if err != nil {
+		return 0, 0, false, err
+	}
 	w, err := dst.Begin(ctx)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("destination: %w", err)
 	}
+	storage.SetContentType(w, mimetype) // objects in a bucket carry their type
 	h := md5.New()
 	n, err := io.Copy(io.MultiWriter(w, h), in)
 	if err != nil {

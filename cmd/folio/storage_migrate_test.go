@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/filehost"
 	"folio/storage"
@@ -44,8 +46,11 @@ func (f migrateFixture) run(t *testing.T, ctx context.Context) (migrateReport, e
 	recorded := func(ctx context.Context, key string) (string, bool, error) {
 		return filehost.RecordedMD5(ctx, f.site.app.db, key)
 	}
-	return migrateObjects(ctx, f.src, f.dst, recorded, 2)
+	return migrateObjects(ctx, f.src, f.dst, recorded, noType, 2)
 }
+
+// noType is the type of everything copied between folders, which keep none.
+func noType(context.Context, string) (string, error) { return "", nil }
 
 // keys lists every key of s with the MD5 of its bytes.
 func storeDigests(t *testing.T, s storage.Store) map[string]string {
@@ -145,7 +150,7 @@ func TestMigrateInterruptedLeavesOnlyVerifiedCopies(t *testing.T) {
 	// Cancel while the first object is being read from the source.
 	src := &cancellingStore{Store: f.src, cancel: cancel}
 	recorded := func(context.Context, string) (string, bool, error) { return "", false, nil }
-	_, err := migrateObjects(ctx, src, f.dst, recorded, 1)
+	_, err := migrateObjects(ctx, src, f.dst, recorded, noType, 1)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err = %v, want interrupted", err)
 	}
@@ -267,6 +272,26 @@ func TestStorageMigrateToS3AndBack(t *testing.T) {
 	}
 	if got := storeDigests(t, bucket); !equalMaps(got, want) {
 		t.Fatalf("bucket holds %v, want %v", got, want)
+	}
+	// Each object in the bucket carries its file's type, as an upload's
+	// would.
+	for key := range want {
+		typ, err := filehost.RecordedType(context.Background(), site.app.db, key)
+		if err != nil || typ == "" {
+			t.Fatalf("type of %s: %q, %v", key, typ, err)
+		}
+		link, err := bucket.PresignGet(key, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); got != typ {
+			t.Errorf("%s in the bucket has Content-Type %q, want %q", key, got, typ)
+		}
 	}
 	if rep := migrate(site.config, "s3"); rep.Present != len(want) || rep.Copied != 0 {
 		t.Fatalf("second run to s3: %+v", rep)

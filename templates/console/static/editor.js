@@ -109,6 +109,8 @@
   async function upload(file) {
     const data = new FormData();
     data.append("file", file, file.name);
+    // A post's readers must see its images, whatever the default.
+    data.append("visibility", "unlisted");
     const res = await fetch("/api/v1/upload", {
       method: "POST", body: data, credentials: "same-origin", headers: { Accept: "application/json" },
     });

@@ -13,7 +13,7 @@
   const queue = document.getElementById("upload-queue");
   const empty = document.getElementById("upload-empty");
   const album = document.getElementById("upload-album");
-  const permission = document.getElementById("upload-permission");
+  const visibility = document.getElementById("upload-visibility");
   const expires = document.getElementById("upload-expires");
   const endpoint = form.dataset.endpoint;
   const maxSize = Number(form.dataset.maxSize) || 0;
@@ -79,7 +79,7 @@
     return {
       n, file, name, li, progress,
       album: album ? album.value : "",
-      permission: permission ? permission.value : "0",
+      visibility: visibility ? visibility.value : "",
       expires: expires ? expires.value : "",
     };
   }
@@ -104,7 +104,7 @@
     }
     const data = new FormData();
     if (item.album) data.append("album_id", item.album);
-    data.append("permission", item.permission);
+    if (item.visibility) data.append("visibility", item.visibility);
     if (item.expires) data.append("expires_in", item.expires);
     data.append("file", item.file, item.name);
 
