@@ -371,5 +371,13 @@ func migrations() []sqlstore.Migration {
 		{Name: "access tokens cut off by a password reset", Up: sqlstore.Statements(
 			`ALTER TABLE users ADD COLUMN tokens_not_before BIGINT NOT NULL DEFAULT 0`,
 		)},
+		// The second factor's per-account limit (auth/factorlimit.go):
+		// failures counted since factor_window_start, and the end of a
+		// lock, all in stored time (0: none).
+		{Name: "second-factor failures per account", Up: sqlstore.Statements(
+			`ALTER TABLE users ADD COLUMN factor_failures INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE users ADD COLUMN factor_window_start BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE users ADD COLUMN factor_locked_until BIGINT NOT NULL DEFAULT 0`,
+		)},
 	}
 }

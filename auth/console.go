@@ -118,7 +118,7 @@ func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 				c.Fail(w, r, httpx.Forbidden("This page is for the administrator."))
 				return
 			}
-			if !SameOrigin(r) {
+			if !FromSite(r) {
 				c.Fail(w, r, errFormRefused)
 				return
 			}
@@ -135,7 +135,8 @@ func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 	}
 }
 
-// errFormRefused is the answer to a cross-site or expired form.
+// errFormRefused is the answer to a form from another site, one that names
+// no site at all, or an expired one.
 var errFormRefused = httpx.Forbidden("This form came from another site or has expired. Go back, reload the page and try again.")
 
 // formOK checks an unsafe request's form token. The token is read
@@ -202,7 +203,7 @@ func (c *Console) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 // console's sign-in pages, a share link's password form): same origin, a
 // readable form body, and the token bound to the browser's form cookie.
 func (s *Service) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
-	if !SameOrigin(r) {
+	if !FromSite(r) {
 		return errFormRefused
 	}
 	if err := parseForm(w, r); err != nil {
@@ -219,7 +220,7 @@ func (s *Service) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 // bound to the browser's form cookie, so that checking it never reads the
 // file.
 func (c *Console) CheckAnonQueryToken(r *http.Request) error {
-	if !SameOrigin(r) || !c.auth.ValidAnonFormToken(r, r.URL.Query().Get("form_token")) {
+	if !FromSite(r) || !c.auth.ValidAnonFormToken(r, r.URL.Query().Get("form_token")) {
 		return errFormRefused
 	}
 	return nil
