@@ -176,10 +176,14 @@ func SameOrigin(r *http.Request) bool {
 
 // FromSite reports whether an unsafe request names the site itself in its
 // Origin (or, lacking it, Referer): the console's rule for its forms
-// (docs/console.md#security), under which a write that names no origin
-// at all is refused too. Every browser names one on a form post.
+// (docs/console.md#design-choices), under which a write that names no origin
+// at all is refused too, as is an opaque "null" Origin whatever the
+// Referer says. Every browser names one on a form post.
 func FromSite(r *http.Request) bool {
-	return safeMethod(r.Method) || originOf(r) == originSite
+	if safeMethod(r.Method) {
+		return true
+	}
+	return r.Header.Get("Origin") != "null" && originOf(r) == originSite
 }
 
 func safeMethod(m string) bool {
