@@ -2,7 +2,6 @@ package blog_test
 
 import (
 	"context"
-	"encoding/base32"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -152,19 +151,8 @@ func TestLoginWithTwoFactor(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	admin := e.auth.AdminID()
-	secret, _, err := e.auth.BeginTOTP(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enrolCode := auth.TOTPCode(key, time.Now())
-	recovery, err := e.auth.EnableTOTP(ctx, admin, enrolCode)
-	if err != nil {
-		t.Fatal(err)
-	}
+	totp := authtest.EnableTOTP(t, e.auth, admin)
+	key, recovery, enrolCode := totp.Key, totp.Recovery, totp.Spent
 	pw := authtest.AdminPassword
 	for i, tc := range []struct {
 		name string
@@ -223,18 +211,8 @@ func TestSecondFactorLimitOnAdminLogin(t *testing.T) {
 			e := newEnv(t)
 			ctx := context.Background()
 			admin := e.auth.AdminID()
-			secret, _, err := e.auth.BeginTOTP(ctx, admin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recovery, err := e.auth.EnableTOTP(ctx, admin, auth.TOTPCode(key, time.Now()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			totp := authtest.EnableTOTP(t, e.auth, admin)
+			key, recovery := totp.Key, totp.Recovery
 			addr := 0
 			login := func(password, otp string) *httpxtest.Response {
 				addr++

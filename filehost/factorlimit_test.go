@@ -2,7 +2,6 @@ package filehost
 
 import (
 	"context"
-	"encoding/base32"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -12,30 +11,10 @@ import (
 	"time"
 
 	"folio/auth"
+	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore"
 )
-
-// enrolTOTP turns two-factor sign-in on for userID through the service and
-// returns the key and the recovery codes. The enrolment code's step is
-// spent: the code of the next step is the first that signs in.
-func (e *testEnv) enrolTOTP(userID string) ([]byte, []string) {
-	e.t.Helper()
-	ctx := context.Background()
-	secret, _, err := e.auth.BeginTOTP(ctx, userID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	recovery, err := e.auth.EnableTOTP(ctx, userID, auth.TOTPCode(key, time.Now()))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return key, recovery
-}
 
 // signInPath is one way of signing in with a password and a second
 // factor, from a given client address.
@@ -121,7 +100,8 @@ func TestSecondFactorLimitOnEveryPath(t *testing.T) {
 			t.Run(p.name+"/"+wrong.name, func(t *testing.T) {
 				e := newTestEnv(t)
 				id := e.createUser("bob", 0)
-				key, recovery := e.enrolTOTP(id)
+				totp := authtest.EnableTOTP(t, e.auth, id)
+				key, recovery := totp.Key, totp.Recovery
 				addr := 0
 				next := func() string { addr++; return fmt.Sprintf("198.51.100.%d", addr) }
 
@@ -168,7 +148,7 @@ func TestConcurrentWrongCodesFromManyAddresses(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			e := newTestEnv(t)
 			id := e.createUser("bob", 0)
-			key, _ := e.enrolTOTP(id)
+			key := authtest.EnableTOTP(t, e.auth, id).Key
 			const n = 16
 			statuses := make([]int, n)
 			var wg sync.WaitGroup

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base32"
 	"fmt"
 	"strconv"
 	"testing"
@@ -21,17 +20,7 @@ func TestSecondFactorLockHoldsAcrossDomains(t *testing.T) {
 	a, c := newTestApp(t)
 	ctx := context.Background()
 	admin := a.auth.AdminID()
-	secret, _, err := a.auth.BeginTOTP(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.auth.EnableTOTP(ctx, admin, auth.TOTPCode(key, time.Now())); err != nil {
-		t.Fatal(err)
-	}
+	key := authtest.EnableTOTP(t, a.auth, admin).Key
 	from := func(ip string) *httpxtest.Client {
 		v := c.Clone()
 		v.Header.Set("X-Forwarded-For", ip) // the test client is a trusted proxy
