@@ -57,6 +57,9 @@ type auditNote struct {
 	// plainUser is a signing-in account known not to be an
 	// administrator, so that its session needs no look-up.
 	plainUser string
+	// extra are entries about an account rather than the request (a
+	// second-factor lock), written after the request's own.
+	extra []*AuditEntry
 }
 
 // loginNote is a sign-in attempt on an administrator account.
@@ -95,19 +98,29 @@ func (s *Service) Audit(next http.Handler) http.Handler {
 		w, status := httpx.TrackStatus(w)
 		r = r.WithContext(context.WithValue(r.Context(), auditKey{}, note))
 		next.ServeHTTP(w, r)
-		e, ok := note.entry(r)
-		if !ok {
+		entries := note.extra
+		if e, ok := note.entry(r); ok {
+			entries = append([]*AuditEntry{e}, entries...)
+		}
+		if len(entries) == 0 {
 			return
 		}
-		e.Status = status()
-		if e.Status == 0 {
-			e.Status = http.StatusOK
+		code := status()
+		if code == 0 {
+			code = http.StatusOK
 		}
+		route, _ := routeOf(r)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 		defer cancel()
-		if err := s.recordAudit(ctx, e); err != nil {
-			httpx.Logger(r).Error("audit log not written", "err", err, "action", e.Action,
-				"user", e.Username, "method", e.Method, "path", e.Path, "ip", e.ClientIP)
+		for _, e := range entries {
+			e.Status = code
+			if e.Method == "" {
+				e.Method, e.Route, e.Path, e.ClientIP = r.Method, route, r.URL.Path, httpx.ClientIP(r)
+			}
+			if err := s.recordAudit(ctx, e); err != nil {
+				httpx.Logger(r).Error("audit log not written", "err", err, "action", e.Action,
+					"user", e.Username, "method", e.Method, "path", e.Path, "ip", e.ClientIP)
+			}
 		}
 	})
 }
@@ -217,9 +230,30 @@ func (s *Service) noteFailedFactor(ctx context.Context, userID string) {
 	}
 }
 
+// auditFactorLock records that userID's second factor was locked until
+// the given time, or that such a lock ended (action). Inside a request it
+// is written with the request's details, after the request; otherwise at
+// once. A failure to record is logged: the lock holds regardless.
+func (s *Service) auditFactorLock(ctx context.Context, userID, action string, until time.Time) {
+	e := &AuditEntry{UserID: userID, Via: "password", Action: action,
+		ResourceID: until.UTC().Format(time.RFC3339), At: s.now()}
+	if u, err := s.UserByID(ctx, userID); err == nil {
+		e.Username = u.Username
+	}
+	if n := noteOf(ctx); n != nil {
+		n.extra = append(n.extra, e)
+		return
+	}
+	if err := s.recordAudit(ctx, e); err != nil {
+		s.cfg.Logger.Error("audit log not written", "err", err, "action", e.Action, "user", e.Username)
+	}
+}
+
 func (s *Service) recordAudit(ctx context.Context, e *AuditEntry) error {
 	e.ID = sqlstore.NewID()
-	e.At = s.now()
+	if e.At.IsZero() {
+		e.At = s.now()
+	}
 	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		e.ID, sqlstore.FromTime(e.At), e.UserID, e.Username, e.Via, e.Action, e.Method,

@@ -377,5 +377,13 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE users ADD COLUMN default_visibility TEXT NOT NULL DEFAULT 'unlisted'
 				CHECK (default_visibility IN ('public', 'unlisted', 'restricted'))`,
 		)},
+		// The second factor's per-account limit (auth/factorlimit.go):
+		// failures counted since factor_window_start, and the end of a
+		// lock, all in stored time (0: none).
+		{Name: "second-factor failures per account", Up: sqlstore.Statements(
+			`ALTER TABLE users ADD COLUMN factor_failures INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE users ADD COLUMN factor_window_start BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE users ADD COLUMN factor_locked_until BIGINT NOT NULL DEFAULT 0`,
+		)},
 	}
 }

@@ -92,10 +92,10 @@ func withoutHeaderAuth(r *http.Request) *http.Request {
 }
 
 // Require lets a signed-in account through to a console page (any account,
-// or only the administrator when admin is set) and checks every unsafe
-// request's origin and form token. Without a session a page redirects to
-// the sign-in page, which comes back here afterwards; a user reaching an
-// administrator page gets 403.
+// or only the administrator when admin is set) and checks that every unsafe
+// request names the site (FromSite) and carries the form token. Without a
+// session a page redirects to the sign-in page, which comes back here
+// afterwards; a user reaching an administrator page gets 403.
 func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +118,7 @@ func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 				c.Fail(w, r, httpx.Forbidden("This page is for the administrator."))
 				return
 			}
-			if !SameOrigin(r) {
+			if !FromSite(r) {
 				c.Fail(w, r, errFormRefused)
 				return
 			}
@@ -135,7 +135,8 @@ func (c *Console) Require(admin bool) func(http.Handler) http.Handler {
 	}
 }
 
-// errFormRefused is the answer to a cross-site or expired form.
+// errFormRefused is the answer to a form from another site, one that names
+// no site at all, or an expired one.
 var errFormRefused = httpx.Forbidden("This form came from another site or has expired. Go back, reload the page and try again.")
 
 // formOK checks an unsafe request's form token. The token is read
@@ -192,17 +193,18 @@ func isMultipart(r *http.Request) bool {
 }
 
 // CheckAnonForm checks a form shown before sign-in (sign-in, registration,
-// the second-factor step): same origin, and the token bound to the
-// browser's form cookie.
+// the second-factor step): the site named (FromSite), and the token bound
+// to the browser's form cookie.
 func (c *Console) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 	return c.auth.CheckAnonForm(w, r)
 }
 
 // CheckAnonForm checks a form posted by a browser that has no session (the
-// console's sign-in pages, a share link's password form): same origin, a
-// readable form body, and the token bound to the browser's form cookie.
+// console's sign-in pages, a share link's password form): the site named
+// (FromSite), a readable form body, and the token bound to the browser's
+// form cookie.
 func (s *Service) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
-	if !SameOrigin(r) {
+	if !FromSite(r) {
 		return errFormRefused
 	}
 	if err := parseForm(w, r); err != nil {
@@ -215,11 +217,11 @@ func (s *Service) CheckAnonForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // CheckAnonQueryToken checks a multipart form posted before sign-in (the
-// guest upload page): same origin, and the form_token of the query string
-// bound to the browser's form cookie, so that checking it never reads the
-// file.
+// guest upload page): the site named (FromSite), and the form_token of the
+// query string bound to the browser's form cookie, so that checking it never
+// reads the file.
 func (c *Console) CheckAnonQueryToken(r *http.Request) error {
-	if !SameOrigin(r) || !c.auth.ValidAnonFormToken(r, r.URL.Query().Get("form_token")) {
+	if !FromSite(r) || !c.auth.ValidAnonFormToken(r, r.URL.Query().Get("form_token")) {
 		return errFormRefused
 	}
 	return nil

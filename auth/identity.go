@@ -168,26 +168,59 @@ func (s *Service) require(env httpx.Envelope, admin bool) func(http.Handler) htt
 
 // SameOrigin reports whether an unsafe request comes from our own pages: its
 // Origin (or, lacking it, Referer) names the request's own host. Safe
-// methods and requests that carry neither header pass.
+// methods and requests that carry neither header pass: the JSON API's rule
+// for cookies, under which a client that is no browser need not name one.
 func SameOrigin(r *http.Request) bool {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	return safeMethod(r.Method) || originOf(r) != originOther
+}
+
+// FromSite reports whether an unsafe request names the site itself in its
+// Origin (or, lacking it, Referer): the console's rule for its forms
+// (docs/console.md#design-choices), under which a write that names no origin
+// at all is refused too, as is an opaque "null" Origin whatever the
+// Referer says. Every browser names one on a form post.
+func FromSite(r *http.Request) bool {
+	if safeMethod(r.Method) {
 		return true
 	}
+	return r.Header.Get("Origin") != "null" && originOf(r) == originSite
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// origin is what a request's Origin or Referer says of where it comes from.
+type origin int
+
+const (
+	originNone  origin = iota // neither header
+	originSite                // the request's own host, or the site's base URL
+	originOther               // another host, an unreadable value, or an opaque "null" origin
+)
+
+// originOf judges Origin or, when it is absent or "null", Referer; a
+// "null" Origin without a Referer is another origin.
+func originOf(r *http.Request) origin {
 	src := r.Header.Get("Origin")
 	if src == "" || src == "null" {
 		src = r.Header.Get("Referer")
 		if src == "" {
-			return r.Header.Get("Origin") != "null"
+			if r.Header.Get("Origin") == "null" {
+				return originOther
+			}
+			return originNone
 		}
 	}
 	u, err := url.Parse(src)
 	if err != nil || u.Host == "" {
-		return false
+		return originOther
 	}
 	if strings.EqualFold(u.Host, r.Host) {
-		return true
+		return originSite
 	}
-	base, err := url.Parse(httpx.BaseURL(r))
-	return err == nil && strings.EqualFold(u.Host, base.Host)
+	if base, err := url.Parse(httpx.BaseURL(r)); err == nil && strings.EqualFold(u.Host, base.Host) {
+		return originSite
+	}
+	return originOther
 }

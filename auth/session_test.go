@@ -123,7 +123,31 @@ func TestAccessCookieNeedsSameOrigin(t *testing.T) {
 	if a := e.client.Clone().Do("GET", "/admin/ping", nil, "Cookie", c).Expect(200).A(); !strings.Contains(string(a.Data), `"via":"cookie"`) {
 		t.Fatalf("data %s", a.Data)
 	}
-	expectCode(t, e.client.Clone().Do("POST", "/admin/ping", nil, "Cookie", c, "Origin", "http://evil.example"), 403, 40300)
+	// The JSON API's rule: a cookie write naming another origin is
+	// refused, one naming none is a client that is no browser.
+	site := e.client.Base
+	for _, tt := range []struct {
+		name    string
+		headers []string
+		want    int
+	}{
+		{"neither Origin nor Referer", nil, 200},
+		{"Origin of the site", []string{"Origin", site}, 200},
+		{"Referer of the site without Origin", []string{"Referer", site + "/console/"}, 200},
+		{"Origin of another host", []string{"Origin", "http://evil.example"}, 403},
+		{"Referer of another host without Origin", []string{"Referer", "http://evil.example/page"}, 403},
+		{"Origin of another host, Referer of the site", []string{"Origin", "http://evil.example", "Referer", site + "/"}, 403},
+		{"opaque null Origin", []string{"Origin", "null"}, 403},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.visitor(t).Do("POST", "/admin/ping", nil, append([]string{"Cookie", c}, tt.headers...)...)
+			if tt.want == 403 {
+				expectCode(t, r, 403, 40300)
+				return
+			}
+			r.Expect(tt.want)
+		})
+	}
 }
 
 func TestCookieAttributes(t *testing.T) {

@@ -220,17 +220,7 @@ func (s *Service) RegenerateRecoveryCodes(ctx context.Context, userID, password 
 	return codes, nil
 }
 
-// CheckSecondFactor accepts a current TOTP code not used before or an
-// unused recovery code, which it spends; anything else, and any code for
-// an account without TOTP, is ErrInvalidOTP.
-func (s *Service) CheckSecondFactor(ctx context.Context, userID, code string) error {
-	err := s.checkSecondFactor(ctx, userID, code)
-	if errors.Is(err, ErrInvalidOTP) {
-		s.noteFailedFactor(ctx, userID)
-	}
-	return err
-}
-
+// checkSecondFactor is CheckSecondFactor's check, without the limit.
 func (s *Service) checkSecondFactor(ctx context.Context, userID, code string) error {
 	st, err := s.loadTOTP(ctx, userID)
 	if errors.Is(err, sqlstore.ErrNotFound) {

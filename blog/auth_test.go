@@ -2,15 +2,16 @@ package blog_test
 
 import (
 	"context"
-	"encoding/base32"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"folio/auth"
 	"folio/auth/authtest"
+	"folio/httpx/httpxtest"
 )
 
 func TestLoginMeLogout(t *testing.T) {
@@ -150,19 +151,8 @@ func TestLoginWithTwoFactor(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	admin := e.auth.AdminID()
-	secret, _, err := e.auth.BeginTOTP(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enrolCode := auth.TOTPCode(key, time.Now())
-	recovery, err := e.auth.EnableTOTP(ctx, admin, enrolCode)
-	if err != nil {
-		t.Fatal(err)
-	}
+	totp := authtest.EnableTOTP(t, e.auth, admin)
+	key, recovery, enrolCode := totp.Key, totp.Recovery, totp.Spent
 	pw := authtest.AdminPassword
 	for i, tc := range []struct {
 		name string
@@ -202,5 +192,51 @@ func TestLoginWithTwoFactor(t *testing.T) {
 	}
 	if found != 2 {
 		t.Fatalf("sessions %+v", list)
+	}
+}
+
+// TestSecondFactorLimitOnAdminLogin guesses the administrator's code from a
+// new address each time: after the account's limit even the right code is
+// 429 with Retry-After, a wrong password stays 401, and the lock is in the
+// audit log.
+func TestSecondFactorLimitOnAdminLogin(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wrong func(key []byte) string
+	}{
+		{"wrong codes", func(key []byte) string { return auth.TOTPCode(key, time.Now().Add(time.Hour)) }},
+		{"wrong recovery codes", func([]byte) string { return "aaaaa-bbbbb" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := context.Background()
+			admin := e.auth.AdminID()
+			totp := authtest.EnableTOTP(t, e.auth, admin)
+			key, recovery := totp.Key, totp.Recovery
+			addr := 0
+			login := func(password, otp string) *httpxtest.Response {
+				addr++
+				return e.visitor(fmt.Sprintf("198.51.100.%d", addr)).Do("POST", "/api/v1/admin/auth/login",
+					map[string]string{"username": authtest.AdminUsername, "password": password, "otp": otp})
+			}
+			for range auth.FactorMaxFailures {
+				expectError(t, login(authtest.AdminPassword, tc.wrong(key)), 401, "invalid two-factor code")
+			}
+			for _, otp := range []string{auth.TOTPCode(key, time.Now().Add(30*time.Second)), recovery[0]} {
+				r := login(authtest.AdminPassword, otp)
+				expectError(t, r, 429, auth.ErrFactorLocked.Error())
+				if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 1 || ra > int(auth.FactorLockTime/time.Second) {
+					t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+				}
+				if strings.Contains(r.Header.Get("Set-Cookie"), "folio_session=") {
+					t.Fatal("a refused login set a session cookie")
+				}
+			}
+			expectError(t, login("wrong password", recovery[1]), 401, "invalid username or password")
+			items, _, err := e.auth.ListAudit(ctx, auth.AuditFilter{User: admin, Action: auth.AuditFactorLocked}, 10, 0)
+			if err != nil || len(items) != 1 {
+				t.Fatalf("lock entries %+v (%v), want one", items, err)
+			}
+		})
 	}
 }

@@ -35,6 +35,9 @@ func (b *Blog) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return bad
 	}
 	u, err := b.auth.CheckLogin(r.Context(), in.Username, in.Password, in.OTP)
+	if locked := auth.FactorLockAnswer(w, err, ""); locked != nil {
+		return locked
+	}
 	switch {
 	case errors.Is(err, auth.ErrInvalidCredentials), errors.Is(err, auth.ErrDisabled), errors.Is(err, auth.ErrAdminDisabled):
 		return bad

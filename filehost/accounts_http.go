@@ -47,6 +47,9 @@ func (s *Service) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return httpx.BadRequest("username and password are required")
 	}
 	u, err := s.auth.CheckLogin(r.Context(), login, req.Password, req.OTP)
+	if locked := auth.FactorLockAnswer(w, err, ""); locked != nil {
+		return locked
+	}
 	if err != nil {
 		return httpError(err)
 	}

@@ -2,7 +2,6 @@ package filehost
 
 import (
 	"context"
-	"encoding/base32"
 	"net/http"
 	"strings"
 	"testing"
@@ -303,19 +302,8 @@ func TestLoginWithTwoFactor(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	id := e.createUser("bob", 0)
-	secret, _, err := e.auth.BeginTOTP(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enrolCode := auth.TOTPCode(key, time.Now())
-	recovery, err := e.auth.EnableTOTP(ctx, id, enrolCode)
-	if err != nil {
-		t.Fatal(err)
-	}
+	totp := authtest.EnableTOTP(t, e.auth, id)
+	key, recovery, enrolCode := totp.Key, totp.Recovery, totp.Spent
 	login := func(body map[string]string) *httpxtest.Response {
 		return e.c.Clone().Do(http.MethodPost, "/api/v1/auth/login", body)
 	}

@@ -82,6 +82,11 @@ func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if on {
+		// A locked second factor is said at once (the password was
+		// right), rather than after a code that could not count.
+		if locked := auth.FactorLockAnswer(w, s.auth.FactorLocked(r.Context(), u.ID), factorLockedMsg); locked != nil {
+			return locked
+		}
 		s.renderLoginCode(w, r, http.StatusOK, loginCodeView{Ticket: s.auth.NewLoginTicket(u.ID), Next: data.Next}, "")
 		return nil
 	}
@@ -101,10 +106,14 @@ func (s *Service) renderLoginCode(w http.ResponseWriter, r *http.Request, status
 	s.console.Render(w, r, status, "login-code", v)
 }
 
+// factorLockedMsg is the console's page for an account whose second
+// factor is locked (docs/console.md#two-factor-sign-in).
+const factorLockedMsg = "Too many wrong codes for this account. Sign-in with a code is paused for up to 15 minutes; try again later."
+
 // handleConsoleLoginCode is POST /console/login/code: the second step of
 // a sign-in with TOTP on. Guesses spend the sign-in allowance of the
-// address and a small one of the account, so neither many addresses nor
-// one can try the million codes.
+// address and the account's second-factor limit, shared with every other
+// login path, so neither many addresses nor one can try the million codes.
 func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
 		return tooMany(w, wait, "Too many sign-in attempts from your address. Wait a minute and try again.")
@@ -118,10 +127,10 @@ func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request)
 		s.renderLogin(w, r, http.StatusUnauthorized, loginView{Next: data.Next}, "That took too long. Sign in again.")
 		return nil
 	}
-	if ok, wait := s.codeLimit.Allow(userID); !ok {
-		return tooMany(w, wait, "Too many wrong codes for this account. Wait a minute and try again.")
-	}
 	err := s.auth.CheckSecondFactor(r.Context(), userID, r.PostFormValue("code"))
+	if locked := auth.FactorLockAnswer(w, err, factorLockedMsg); locked != nil {
+		return locked
+	}
 	if errors.Is(err, auth.ErrInvalidOTP) {
 		s.renderLoginCode(w, r, http.StatusUnauthorized, data, "That code is not right.")
 		return nil

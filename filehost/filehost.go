@@ -78,7 +78,6 @@ type Service struct {
 	registerLimit *httpx.RateLimiter
 	refreshLimit  *httpx.RateLimiter
 	guestLimit    *httpx.RateLimiter
-	codeLimit     *httpx.RateLimiter // second-factor guesses, per account
 	shareLimit    *httpx.RateLimiter // wrong share-link passwords
 	// missLimit counts each address's misses of short links and share
 	// links, which is what a client walking prefixes collects.
@@ -140,7 +139,6 @@ func newService(d Deps) *Service {
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),
 		guestLimit:    httpx.NewRateLimiter(guestPerMinute, time.Minute),
-		codeLimit:     httpx.NewRateLimiter(10, time.Minute),
 		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
 		missLimit:     httpx.NewRateLimiter(missesPerMinute, time.Minute),
 		metrics:       d.Metrics,

@@ -4,6 +4,7 @@ package authtest
 
 import (
 	"context"
+	"encoding/base32"
 	"io"
 	"log/slog"
 	"testing"
@@ -47,4 +48,35 @@ func New(t testing.TB, db *sqlstore.DB) *auth.Service {
 		t.Fatalf("auth.New: %v", err)
 	}
 	return svc
+}
+
+// TOTP is a second factor turned on for a test account.
+type TOTP struct {
+	Key      []byte   // the secret, to make codes with auth.TOTPCode
+	Recovery []string // the ten recovery codes
+	// Spent is the code that confirmed the enrolment: its step counts as
+	// used, so it is wrong whenever it is sent. The code of the next step
+	// (auth.TOTPCode(Key, time.Now().Add(30*time.Second))) is the first
+	// that signs in.
+	Spent string
+}
+
+// EnableTOTP turns two-factor sign-in on for userID through svc.
+func EnableTOTP(t testing.TB, svc *auth.Service, userID string) TOTP {
+	t.Helper()
+	ctx := context.Background()
+	secret, _, err := svc.BeginTOTP(ctx, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := auth.TOTPCode(key, time.Now())
+	recovery, err := svc.EnableTOTP(ctx, userID, spent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return TOTP{Key: key, Recovery: recovery, Spent: spent}
 }

@@ -144,7 +144,7 @@ func operations() map[string]operation {
 		return operation{id: id, summary: summary, tag: "console", auth: auth, responses: responses(rs...)}
 	}
 	post := func(id, summary string, auth authKind, body *requestBody, ok response, errStatuses ...int) operation {
-		rs := []any{ok, htmlPage(403, "The form was refused: another origin or a missing or stale form token.")}
+		rs := []any{ok, htmlPage(403, "The form was refused: another origin, no `Origin` or `Referer` naming the site, or a missing or stale form token.")}
 		if auth == console && ok.status != 303 {
 			rs = append(rs, redirect(303, "No console session: to the sign-in page."))
 		}
@@ -156,6 +156,10 @@ func operations() map[string]operation {
 	back := func(desc string) response { return redirect(303, desc) }
 	with := func(op operation, params ...schema) operation {
 		op.params = append(op.params, params...)
+		return op
+	}
+	described := func(op operation, desc string) operation {
+		op.description = desc
 		return op
 	}
 	formToken := queryParam("form_token", stringOf(""), "The form token: multipart forms carry it here.")
@@ -178,7 +182,7 @@ func operations() map[string]operation {
 
 		// Admin session.
 		"POST /api/v1/admin/auth/login": {id: "adminLogin", summary: "Sign the administrator in", tag: "admin-session",
-			description: "Sets the `folio_session` cookie. Rate limited: 20 a minute per address.",
+			description: "Sets the `folio_session` cookie. Rate limited: 20 a minute per address, and " + factorLimitText(),
 			body:        jsonBody(ref("AdminLogin")),
 			responses:   responses(okB(200, ref("AdminSession")), errsB(400, 401, 429))},
 		"GET /api/v1/admin/auth/me":      getB("adminMe", "The signed-in administrator", "admin-session", "AdminSession", admin),
@@ -288,7 +292,7 @@ func operations() map[string]operation {
 			description: "While `upload.allow_register` is on. Rate limited: 20 a minute per address.",
 			body:        jsonBody(ref("RegisterInput")), responses: responses(okA(201, ref("User")), errsA(400, 403, 409, 429))},
 		"POST /api/v1/auth/login": {id: "login", summary: "Sign in for an access and a refresh token", tag: "accounts",
-			description: "Also sets the `access_token` cookie. Rate limited: 20 a minute per address.",
+			description: "Also sets the `access_token` cookie. Rate limited: 20 a minute per address, and " + factorLimitText(),
 			body:        jsonBody(ref("LoginInput")), responses: responses(okA(200, ref("TokenPair")), errsA(400, 401, 403, 429))},
 		"POST /api/v1/auth/refresh": {id: "refresh", summary: "Trade a refresh token for a new pair", tag: "accounts",
 			body: jsonBody(ref("RefreshInput")), responses: responses(okA(200, ref("TokenPair")), errsA(400, 401, 429))},
@@ -371,7 +375,7 @@ func operations() map[string]operation {
 		"GET /api/v1/admin/audit-log": listB("listAuditLog", "The audit log, newest first", "audit-log", "AuditEntry", admin,
 			queryParam("user", stringOf(""), "A user name (any case) or user id."),
 			queryParam("method", enum("", "POST", "PUT", "PATCH", "DELETE"), "Only this method."),
-			queryParam("action", enum("", "write", "login", "login_failed", "logout", "command"), "Only this action.")),
+			queryParam("action", enum("", auditActions()...), "Only this action.")),
 		// Console: sign-in.
 		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
 		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},
@@ -379,8 +383,8 @@ func operations() map[string]operation {
 		"GET /console/login":         with(page("consoleLoginForm", "The sign-in form", public, redirect(303, "Already signed in: to `next`.")), queryParam("next", stringOf(""), "A `/console/` path to go to after signing in.")),
 		"POST /console/login": post("consoleLogin", "Sign in", public, formBody("username", "password", "next", "form_token"),
 			redirect(303, "To `next`, signed in."), 401, 422, 429),
-		"POST /console/login/code": post("consoleLoginCode", "The second factor", public, formBody("ticket", "code", "next", "form_token"),
-			redirect(303, "To `next`, signed in."), 401, 429),
+		"POST /console/login/code": described(post("consoleLoginCode", "The second factor", public, formBody("ticket", "code", "next", "form_token"),
+			redirect(303, "To `next`, signed in."), 401, 429), "Rate limited: the sign-in allowance of the address, and "+factorLimitText()),
 		"POST /console/logout":   post("consoleLogout", "Sign out", console, formBody("form_token"), redirect(303, "To the sign-in page.")),
 		"GET /console/register":  page("consoleRegisterForm", "The registration form", public, htmlPage(404, "Registration is off.")),
 		"POST /console/register": post("consoleRegister", "Create an account", public, formBody("username", "email", "password", "form_token"), redirect(303, "To `/console/upload`, signed in."), 400, 404, 409, 429),

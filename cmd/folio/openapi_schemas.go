@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+
+	"folio/auth"
 )
 
 // The building blocks of the OpenAPI document: JSON Schema helpers, the
@@ -144,6 +147,19 @@ func errs(name string, statuses []int) []response {
 }
 
 // errorText says when a status happens (docs/api.md#errors).
+// auditActions are the actions of audit entries (docs/observability.md#audit-log).
+func auditActions() []string {
+	return []string{auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout, auth.AuditCommand,
+		auth.AuditFactorLocked, auth.AuditFactorUnlocked}
+}
+
+// factorLimitText is the per-account limit of second-factor codes.
+func factorLimitText() string {
+	return fmt.Sprintf("with two-factor sign-in on, %d wrong codes or recovery codes for an account within %d minutes, "+
+		"from any address and on any sign-in path, refuse every code (a right one too) with 429 and `Retry-After` for %d minutes; "+
+		"a wrong password is still 401.", auth.FactorMaxFailures, int(auth.FactorWindow.Minutes()), int(auth.FactorLockTime.Minutes()))
+}
+
 func errorText(status int) string {
 	switch status {
 	case 400:
@@ -444,8 +460,9 @@ func componentSchemas() schema {
 			"settings": object(map[string]schema{"updated": integer(""), "skipped": integer("")}),
 			"warnings": array(stringOf(""))}),
 		"AuditEntry": object(map[string]schema{"id": stringOf(""), "at": dateTime(""), "user_id": stringOf(""), "username": stringOf(""),
-			"via": stringOf(""), "action": enum("", "write", "login", "login_failed", "logout", "command"), "method": stringOf(""),
-			"route": stringOf("The matched route pattern's path."), "path": stringOf(""), "resource_id": stringOf(""),
+			"via": stringOf(""), "action": enum("", auditActions()...), "method": stringOf(""),
+			"route": stringOf("The matched route pattern's path."), "path": stringOf(""),
+			"resource_id": stringOf("The last wildcard of the route; for `factor_locked` and `factor_unlocked`, the end of the lock (RFC 3339)."),
 			"status": integer(""), "client_ip": stringOf("")}),
 		"FileLinks": object(links),
 		"File":      object(file),

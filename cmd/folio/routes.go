@@ -41,9 +41,10 @@ func (a *app) listAuditLog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := auth.AuditFilter{User: q.Get("user"), Method: q.Get("method"), Action: q.Get("action")}
 	switch f.Action {
-	case "", auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout, auth.AuditCommand:
+	case "", auth.AuditWrite, auth.AuditLogin, auth.AuditLoginFailed, auth.AuditLogout, auth.AuditCommand,
+		auth.AuditFactorLocked, auth.AuditFactorUnlocked:
 	default:
-		return httpx.BadRequest("invalid query parameter action: want write, login, login_failed, logout or command")
+		return httpx.BadRequest("invalid query parameter action: want write, login, login_failed, logout, command, factor_locked or factor_unlocked")
 	}
 	items, total, err := a.auth.ListAudit(r.Context(), f, p.Size, p.Offset())
 	if err != nil {
