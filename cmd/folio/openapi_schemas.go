@@ -463,7 +463,7 @@ func componentSchemas() schema {
 			"via": stringOf(""), "action": enum("", auditActions()...), "method": stringOf(""),
 			"route": stringOf("The matched route pattern's path."), "path": stringOf(""),
 			"resource_id": stringOf("The last wildcard of the route; for `factor_locked` and `factor_unlocked`, the end of the lock (RFC 3339)."),
-			"status": integer(""), "client_ip": stringOf("")}),
+			"status":      integer(""), "client_ip": stringOf("")}),
 		"FileLinks": object(links),
 		"File":      object(file),
 		"AdminFile": object(extend(file, map[string]schema{"user_id": stringOf(""), "username": stringOf("")})),
