@@ -330,8 +330,8 @@ func jpegAfterPicture(s *stripReader) {
 
 // jpegPicture starts a picture after the first.
 func jpegPicture(s *stripReader) {
-	b, ok := s.peek(3)
-	if !ok || !bytes.Equal(b, []byte{0xFF, 0xD8, 0xFF}) {
+	b, ok := s.peek(2)
+	if !ok || b[0] != 0xFF || b[1] != 0xD8 {
 		s.dropRest()
 		return
 	}
@@ -444,6 +444,9 @@ func (s *stripReader) jpegRewriteMPF() []byte {
 	// IFD, then the list.
 	const ifdLen = 2 + 3*12 + 4
 	body := len(mpfID) + 8 + ifdLen + 16*keep
+	if 4+body > len(j.mpf) { // an index squeezed into less room: not made larger
+		return nil
+	}
 	out := append(jpegSeg0(jpegAPP2, body), mpfID...)
 	if bo == binary.LittleEndian {
 		out = append(out, "II*\x00"...)
@@ -474,7 +477,7 @@ func (s *stripReader) jpegRewriteMPF() []byte {
 			j.starts = append(j.starts, j.mpfIn+offset)
 			offset -= after
 		}
-		if size <= 0 || offset < 0 || size > 1<<32-1 {
+		if size <= 0 || size > 1<<32-1 || k > 0 && offset <= 0 {
 			return nil
 		}
 		for _, d := range []*uint16{&e.dep1, &e.dep2} {
