@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -18,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"golang.org/x/image/webp"
 )
 
 // Camera-shaped JPEGs, made here segment by segment as a GoPro, an old
@@ -264,6 +268,11 @@ const isoGainMapVersion = "urn:iso:std:iso:ts:21496:-1\x00\x00\x00\x00\x00"
 // gain-map parameters and the ISO 21496-1 parameters; then a motion
 // photo's video. It returns the file and the gain map as encoded.
 func ultraHDR(t testing.TB) (file, gainMap []byte) {
+	return multiPicture(t, 0)
+}
+
+// multiPicture is ultraHDR with the second picture's MPF attributes attr.
+func multiPicture(t testing.TB, attr uint32) (file, gainMap []byte) {
 	gainMap = photo(t, 24, 16, true)
 	gmXMP := `<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="Adobe XMP Core 5.1.2"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` +
 		`<rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" ` +
@@ -304,6 +313,7 @@ func ultraHDR(t testing.TB) (file, gainMap []byte) {
 	e := primary[mpfAt+entries:]
 	binary.BigEndian.PutUint32(e, 0x20030000)
 	binary.BigEndian.PutUint32(e[4:], uint32(len(primary)))
+	binary.BigEndian.PutUint32(e[16:], attr)
 	binary.BigEndian.PutUint32(e[20:], uint32(len(second)))
 	binary.BigEndian.PutUint32(e[24:], uint32(len(primary)-(mpfAt+len(mpfID))))
 	file = append(append(primary, second...), video...)
@@ -512,5 +522,120 @@ func TestStrippingAnUltraHDRPhotoKeepsTheGainMapWhereTheMPFSays(t *testing.T) {
 		if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, out) {
 			t.Errorf("%s: %d bytes (%v), want %d", name, len(got), err, len(out))
 		}
+	}
+}
+
+func TestStrippingKeepsOnlyWhatTheAllowlistNames(t *testing.T) {
+	hdr, _ := ultraHDR(t)
+	preview, _ := multiPicture(t, 0x00010001) // an MPF large thumbnail
+	second := canonJPEG(t)
+	for _, tt := range []struct {
+		name  string
+		in    []byte
+		check func(t *testing.T, in, out []byte)
+	}{
+		{"png: orientation-only eXIf, colour and HDR chunks stay; others and the trailer go", func() []byte {
+			src := pngBytes(t, 6, 5)
+			out := slices.Clone(src[:33])
+			out = append(out, pngChunkOf("cICP", []byte{1, 13, 0, 1})...)
+			out = append(out, pngChunkOf("eXIf", gpsTIFF(6))...)
+			out = append(out, pngChunkOf("caBX", []byte("SECRET-C2PA"))...)
+			out = append(out, pngChunkOf("prVt", []byte("SECRET-PRIVATE"))...)
+			out = append(out, src[33:]...)
+			return append(out, "SECRET-TRAILER"...)
+		}(), func(t *testing.T, in, out []byte) {
+			if got, want := pngChunkTypes(t, out), []string{"IHDR", "cICP", "eXIf", "IDAT", "IEND"}; !slices.Equal(got, want) {
+				t.Errorf("chunks %v, want %v", got, want)
+			}
+			if !bytes.Contains(out, pngChunkOf("eXIf", orientationTIFF(6))) {
+				t.Errorf("the orientation-only eXIf is not there")
+			}
+			samePixels(t, png.Decode, in, out)
+		}},
+		{"webp: unknown chunks become padding, the trailer goes", append(func() []byte {
+			w := metaWebP(t)
+			w = append(w, riffChunk("XYZW", []byte("SECRET-UNKNOWN"))...)
+			binary.LittleEndian.PutUint32(w[4:], uint32(len(w)-8))
+			return w
+		}(), "SECRET-TRAILER"...), func(t *testing.T, in, out []byte) {
+			if got, want := webpChunkTypes(t, out), []string{"VP8X", "VP8L", "JUNK", "JUNK", "JUNK"}; !slices.Equal(got, want) {
+				t.Errorf("chunks %v, want %v", got, want)
+			}
+			if len(out) != len(in)-len("SECRET-TRAILER") {
+				t.Errorf("%d bytes, want the RIFF chunk's %d", len(out), len(in)-len("SECRET-TRAILER"))
+			}
+			samePixels(t, webp.Decode, in, out)
+		}},
+		{"gif: the ICC profile and loop count stay; plain text, other extensions and the trailer go", func() []byte {
+			src := gifBytes(t, 6, 4)
+			start := 13 + int(gifColourTable(src[10]))
+			out := slices.Clone(src[:start])
+			out = append(out, "\x21\xFF\x0BICCRGBG1012"...)
+			out = append(out, gifSubBlocksOf("profile bytes")...)
+			out = append(out, "\x21\xFF\x0BNETSCAPE2.0\x03\x01\x00\x00\x00"...)
+			out = append(out, "\x21\xFF\x0BMAGPIE01.00"...)
+			out = append(out, gifSubBlocksOf("SECRET-APP")...)
+			out = append(out, "\x21\x01\x0c\x00\x00\x00\x00\x04\x00\x04\x00\x01\x01\x00\x01"...)
+			out = append(out, gifSubBlocksOf("SECRET-TEXT")...)
+			out = append(out, "\x21\x77"...)
+			out = append(out, gifSubBlocksOf("SECRET-UNKNOWN")...)
+			out = append(out, src[start:]...)
+			return append(out, "SECRET-TRAILER"...)
+		}(), func(t *testing.T, in, out []byte) {
+			if !bytes.Contains(out, []byte("ICCRGBG1012\x0dprofile bytes")) || !bytes.Contains(out, []byte("NETSCAPE2.0")) {
+				t.Errorf("the ICC profile or the loop count is gone")
+			}
+			if out[len(out)-1] != 0x3B {
+				t.Errorf("the file does not end with its trailer")
+			}
+			samePixels(t, gif.Decode, gifBytes(t, 6, 4), out) // Go's decoder refuses in's unknown extension
+		}},
+		{"jpeg: a picture appended without MPF is stripped and keeps its size", append(slices.Clone(second), second...), func(t *testing.T, in, out []byte) {
+			first := strip(t, bytes.NewReader(second))
+			if !bytes.HasPrefix(out, first) {
+				t.Fatalf("the first picture is not stripped as alone")
+			}
+			rest := out[len(first):]
+			if len(rest) != len(second) {
+				t.Errorf("the second picture has %d bytes, want its %d", len(rest), len(second))
+			}
+			if what := metadataLeft(out); what != "" {
+				t.Errorf("%s left", what)
+			}
+			samePixels(t, jpeg.Decode, second, rest)
+		}},
+		{"jpeg: an MPF preview goes with the MPF segment", preview, func(t *testing.T, in, out []byte) {
+			if bytes.Contains(out, []byte(mpfID+"MM")) {
+				t.Errorf("the MPF segment is still there")
+			}
+			if bytes.Count(out, []byte{0xFF, 0xD8, 0xFF}) != 1 || !bytes.HasSuffix(out, []byte{0xFF, 0xD9}) {
+				t.Errorf("a picture after the first is still there")
+			}
+			samePixels(t, jpeg.Decode, in, out)
+		}},
+		{"jpeg: XMP without gain-map properties goes whole", metaJPEG(t), func(t *testing.T, in, out []byte) {
+			if bytes.Contains(out, []byte(xmpID)) {
+				t.Errorf("the XMP segment is still there")
+			}
+		}},
+		{"jpeg: an Ultra HDR photo keeps its gain map and nothing after it", hdr, func(t *testing.T, in, out []byte) {
+			if bytes.Count(out, []byte{0xFF, 0xD8, 0xFF}) != 2 || !bytes.HasSuffix(out, []byte{0xFF, 0xD9}) {
+				t.Errorf("want the primary picture and the gain map, ending with its EOI")
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := strip(t, bytes.NewReader(tt.in))
+			if i := bytes.Index(out, []byte("SECRET")); i >= 0 {
+				t.Errorf("metadata left at %d: %q", i, out[i:min(len(out), i+20)])
+			}
+			if what := metadataLeft(out); what != "" {
+				t.Errorf("%s left", what)
+			}
+			tt.check(t, tt.in, out)
+			if again := strip(t, bytes.NewReader(out)); !bytes.Equal(again, out) {
+				t.Errorf("stripping the output again changed it")
+			}
+		})
 	}
 }
