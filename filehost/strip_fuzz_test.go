@@ -83,7 +83,7 @@ func FuzzStrip(f *testing.F) {
 		nil, []byte("hello, this is not a picture\n"),
 		jpg[:60], png[:40], webp[:40], gif[:30],
 		append([]byte{0xFF, 0xD8, 0xFF, 0xFF, 0x01, 0xFF, 0xD0}, jpg[2:]...),
-		append(slices.Clone(png[:len(png)-12]), pngChunkBytes("eXIf", gpsTIFF(6))...),
+		append(slices.Clone(png[:len(png)-12]), pngChunkOf("eXIf", gpsTIFF(6))...),
 	} {
 		format, data := stripSeed(file)
 		f.Add(format, data)
