@@ -10,13 +10,17 @@ import (
 
 // XMP namespaces a gain-map JPEG needs (docs/filehost.md#metadata-stripping):
 // the Adobe gain-map parameters and Google's container directory, which
-// gives the gain map's length, in the RDF structure that holds them.
+// gives the gain map's length, in the RDF structure that holds them; and
+// Apple's gain-map version and auxiliary-image type, which mark an iPhone
+// photo's gain map.
 const (
 	xmpNSMeta      = "adobe:ns:meta/"
 	xmpNSRDF       = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 	xmpNSGainMap   = "http://ns.adobe.com/hdr-gain-map/1.0/"
 	xmpNSContainer = "http://ns.google.com/photos/1.0/container/"
 	xmpNSItem      = "http://ns.google.com/photos/1.0/container/item/"
+	xmpNSAppleGM   = "http://ns.apple.com/HDRGainMap/1.0/"
+	xmpNSAppleAux  = "http://ns.apple.com/pixeldatainfo/1.0/"
 )
 
 // xmpPrefix is the prefix the rewritten XMP gives a namespace it keeps.
@@ -32,12 +36,20 @@ func xmpPrefix(ns string) string {
 		return "Container"
 	case xmpNSItem:
 		return "Item"
+	case xmpNSAppleGM:
+		return "HDRGainMap"
+	case xmpNSAppleAux:
+		return "apdi"
 	}
 	return ""
 }
 
 func xmpGainMapNS(ns string) bool {
-	return ns == xmpNSGainMap || ns == xmpNSContainer || ns == xmpNSItem
+	switch ns {
+	case xmpNSGainMap, xmpNSContainer, xmpNSItem, xmpNSAppleGM, xmpNSAppleAux:
+		return true
+	}
+	return false
 }
 
 type xmlNode struct {
@@ -77,7 +89,7 @@ func gainMapXMP(x []byte) []byte {
 			xmpNamespaces(n, need)
 		}
 		inner := maps.Clone(declared)
-		for _, ns := range []string{xmpNSMeta, xmpNSRDF, xmpNSGainMap, xmpNSContainer, xmpNSItem} {
+		for _, ns := range []string{xmpNSMeta, xmpNSRDF, xmpNSGainMap, xmpNSContainer, xmpNSItem, xmpNSAppleGM, xmpNSAppleAux} {
 			if need[ns] && !declared[ns] {
 				b.WriteString(" xmlns:" + xmpPrefix(ns) + `="` + ns + `"`)
 				inner[ns] = true
