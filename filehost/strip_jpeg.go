@@ -61,7 +61,8 @@ type jpegState struct {
 }
 
 // jpegPreserving reports whether a segment left out keeps its size: in a
-// later picture, and after the first scan, when the MPF segment is out.
+// later picture, and in the first one after its first scan, where the MPF
+// segment giving its size has been written.
 func (s *stripReader) jpegPreserving() bool {
 	return s.jpeg.secondary || s.jpeg.scanned
 }
@@ -282,12 +283,10 @@ func jpegScan(s *stripReader) {
 		}
 		i += k
 		if i+1 == len(b) {
-			if err != nil { // a lone FF at the end of the stream
+			// An FF at the end of a full buffer is looked at again with
+			// the byte after it; one at the end of the stream passes.
+			if err != nil {
 				i++
-			}
-			if i == 0 {
-				s.jpegGiveUp()
-				return
 			}
 			s.pass, s.next = int64(i), jpegScan
 			return
