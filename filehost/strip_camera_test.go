@@ -271,8 +271,9 @@ func ultraHDR(t testing.TB) (file, gainMap []byte) {
 	return multiPicture(t, 0)
 }
 
-// multiPicture is ultraHDR with the second picture's MPF attributes attr.
-func multiPicture(t testing.TB, attr uint32) (file, gainMap []byte) {
+// multiPicture is ultraHDR with the second picture's MPF attributes attr
+// and the segments extra after the MPF segment.
+func multiPicture(t testing.TB, attr uint32, extra ...[]byte) (file, gainMap []byte) {
 	gainMap = photo(t, 24, 16, true)
 	gmXMP := `<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="Adobe XMP Core 5.1.2"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` +
 		`<rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" ` +
@@ -309,6 +310,9 @@ func multiPicture(t testing.TB, attr uint32) (file, gainMap []byte) {
 	mpfAt := len(primary) + 4
 	primary = append(primary, jpegSeg(jpegAPP2, string(mpf))...)
 	primary = append(primary, jpegSeg(jpegAPP2, iccID+"\x01\x01"+string(iccProfile()))...)
+	for _, seg := range extra {
+		primary = append(primary, seg...)
+	}
 	primary = append(primary, body[2:]...)
 	e := primary[mpfAt+entries:]
 	binary.BigEndian.PutUint32(e, 0x20030000)
@@ -610,6 +614,33 @@ func TestStrippingKeepsOnlyWhatTheAllowlistNames(t *testing.T) {
 			}
 			if bytes.Count(out, []byte{0xFF, 0xD8, 0xFF}) != 1 || !bytes.HasSuffix(out, []byte{0xFF, 0xD9}) {
 				t.Errorf("a picture after the first is still there")
+			}
+			samePixels(t, jpeg.Decode, in, out)
+		}},
+		{"jpeg: an MPF index that does not parse goes with the pictures after the first", func() []byte {
+			b := slices.Clone(hdr)
+			i := bytes.Index(b, []byte(mpfID+"MM"))
+			b[i+len(mpfID)+8+2+12+11] = 3 // NumberOfImages 3, with two entries
+			return b
+		}(), func(t *testing.T, in, out []byte) {
+			if bytes.Contains(out, []byte(mpfID+"MM")) || bytes.Count(out, []byte{0xFF, 0xD8, 0xFF}) != 1 {
+				t.Errorf("the MPF segment or the gain map is still there")
+			}
+			samePixels(t, jpeg.Decode, in, out)
+		}},
+		{"jpeg: a header held past its limit goes out without the MPF index and the pictures after the first", func() []byte {
+			var icc [][]byte
+			for range jpegHoldLimit/60000 + 1 {
+				icc = append(icc, jpegSeg(jpegAPP2, iccID+"\x02\x02"+strings.Repeat("p", 60000)))
+			}
+			b, _ := multiPicture(t, 0, icc...)
+			return b
+		}(), func(t *testing.T, in, out []byte) {
+			if bytes.Contains(out, []byte(mpfID+"MM")) || bytes.Count(out, []byte{0xFF, 0xD8, 0xFF}) != 1 {
+				t.Errorf("the MPF segment or the gain map is still there")
+			}
+			if n := bytes.Count(out, []byte(iccID)); n != jpegHoldLimit/60000+2 {
+				t.Errorf("%d ICC segments, want all %d", n, jpegHoldLimit/60000+2)
 			}
 			samePixels(t, jpeg.Decode, in, out)
 		}},

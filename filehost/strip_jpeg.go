@@ -48,6 +48,7 @@ type jpegState struct {
 	secondary bool // in a picture after the first
 	scanned   bool // past the current picture's first scan
 
+	sawMPF  bool   // the first picture's first MPF segment was handled
 	held    []byte // the first picture's kept header from its MPF segment on
 	holding bool
 	mpf     []byte // the MPF segment read, put back rewritten at held's start
@@ -224,7 +225,10 @@ func jpegSegment(s *stripReader) {
 		marker == jpegAPPE && bytes.HasPrefix(body, []byte(adobeID)):
 		s.jpegKeep(int64(len(seg)))
 		return
-	case marker == jpegAPP2 && bytes.HasPrefix(body, []byte(mpfID)) && !s.jpeg.secondary && !s.jpeg.scanned && s.jpeg.mpf == nil && !s.jpeg.holding:
+	case marker == jpegAPP2 && bytes.HasPrefix(body, []byte(mpfID)) && !s.jpegPreserving() && !s.jpeg.sawMPF:
+		// The first picture's first MPF index says where the pictures
+		// after it are; one that cannot be followed takes them along.
+		s.jpeg.sawMPF = true
 		if _, ok := parseMPF(body[len(mpfID):]); ok {
 			s.jpeg.mpf = bytes.Clone(seg)
 			s.jpeg.mpfIn = s.in + 4 + int64(len(mpfID))
@@ -233,6 +237,7 @@ func jpegSegment(s *stripReader) {
 			s.discard(len(seg))
 			return
 		}
+		s.jpeg.last = true
 	}
 	s.jpegLeaveOut(len(seg))
 }
