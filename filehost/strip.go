@@ -35,8 +35,11 @@ type stripReader struct {
 	drop    int64  // bytes of src to skip
 	zero    int64  // bytes of src to skip, yielding zeros in their place
 	next    stripStep
+	in      int64 // bytes of src consumed so far
 
-	sawExif bool // a JPEG's first Exif segment, the one viewers read, was handled
+	sawExif bool // the first Exif block, the one viewers read, was handled
+
+	jpeg jpegState
 }
 
 const passRest = -1
@@ -69,6 +72,7 @@ func (s *stripReader) Read(p []byte) (int, error) {
 			n, err := s.src.Discard(int(min(s.zero, int64(len(p)))))
 			clear(p[:n])
 			s.zero -= int64(n)
+			s.in += int64(n)
 			if n == 0 {
 				return 0, err
 			}
@@ -76,6 +80,7 @@ func (s *stripReader) Read(p []byte) (int, error) {
 		case s.drop > 0:
 			n, err := s.src.Discard(int(min(s.drop, math.MaxInt32)))
 			s.drop -= int64(n)
+			s.in += int64(n)
 			if err != nil {
 				return 0, err
 			}
@@ -84,6 +89,7 @@ func (s *stripReader) Read(p []byte) (int, error) {
 				p = p[:s.pass]
 			}
 			n, err := s.src.Read(p)
+			s.in += int64(n)
 			if s.pass > 0 {
 				s.pass -= int64(n)
 			}
@@ -108,10 +114,20 @@ func (s *stripReader) peek(n int) ([]byte, bool) {
 // replace consumes n bytes of src and yields b in their place; a step uses
 // it for a block it rewrites.
 func (s *stripReader) replace(n int, b []byte) {
-	if _, err := s.src.Discard(n); err != nil {
-		return // cannot happen after a successful peek of n
-	}
+	s.discard(n)
 	s.pending = b
+}
+
+// discard consumes n bytes the step has peeked.
+func (s *stripReader) discard(n int) {
+	k, _ := s.src.Discard(n) // all n after a successful peek of n
+	s.in += int64(k)
+}
+
+// dropRest leaves out everything from here on: what follows the content a
+// format needs (such as data after a PNG's IEND) is not kept.
+func (s *stripReader) dropRest() {
+	s.drop = math.MaxInt64
 }
 
 // stripSniff picks the format's first step from the magic bytes.
@@ -123,7 +139,7 @@ func stripSniff(s *stripReader) {
 	case bytes.HasPrefix(head, pngSignature):
 		s.pass, s.next = int64(len(pngSignature)), pngChunk
 	case len(head) == 12 && string(head[:4]) == "RIFF" && string(head[8:]) == "WEBP":
-		s.pass, s.next = 12, webpFirstChunk
+		s.next = webpFirstChunk
 	case bytes.HasPrefix(head, []byte("GIF87a")) || bytes.HasPrefix(head, []byte("GIF89a")):
 		s.next = gifScreen
 	}

@@ -19,10 +19,18 @@ func newJPEGStream(tb testing.TB, size int64) *jpegStream {
 	head := metaJPEG(tb)
 	sos := len(head) - 2 // up to the encoder's EOI; the scan data repeats from here
 	body := make([]byte, 256<<10)
-	for i := range body {
-		body[i] = byte(i*7 + i>>9) // entropy-coded bytes never hold FF without a 00 after
+	// Entropy-coded data holds FF only with a stuffed 00 after it (about
+	// one FF in 256 bytes); the stripper looks at each on its way to the
+	// next marker.
+	for i := 0; i < len(body); i++ {
+		body[i] = byte(i*7 + i>>9)
 		if body[i] == 0xFF {
-			body[i] = 0xFE
+			if i+1 == len(body) {
+				body[i] = 0xFE
+				break
+			}
+			body[i+1] = 0
+			i++
 		}
 	}
 	return &jpegStream{head: head[:sos], body: body, tail: []byte{0xFF, 0xD9}, left: size - int64(sos) - 2}

@@ -66,23 +66,24 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // docs/filehost.md#metadata-stripping promises (the list is in
 // docs/testing.md#fuzzing): it never refuses content read whole, and never
 // yields more than the input plus the growth of one orientation-only Exif
-// segment (a WebP exactly its input's length); its output is the same
-// however the reads are cut, and stripping it again changes nothing; the
-// output holds no metadata block where it parses as its format, and a
-// JPEG keeps the orientation of its first Exif segment; and when the source
-// fails, the stripper returns that error after what it yields for the
-// bytes read before.
+// block (a WebP all inside its RIFF chunk exactly its input's length); its
+// output is the same however the reads are cut, and stripping it again
+// changes nothing; where the output parses as its format it holds nothing
+// the allowlist does not keep, and a JPEG keeps the orientation of its
+// first Exif segment; and when the source fails, the stripper returns that
+// error after what it yields for the bytes read before.
 func FuzzStrip(f *testing.F) {
 	jpg, png, webp, gif := metaJPEG(f), metaPNG(f), metaWebP(f), metaGIF(f)
 	uprightFirst := append(slices.Clone(jpg[:2]), jpegSeg(jpegAPP1, "Exif\x00\x00"+string(gpsTIFF(1)))...)
 	uprightFirst = append(uprightFirst, jpg[2:]...) // then metaJPEG's Exif, orientation 6
+	hdr, _ := ultraHDR(f)
 	for _, file := range [][]byte{
-		jpg, png, webp, gif, uprightFirst,
+		jpg, png, webp, gif, uprightFirst, goProJPEG(f), canonJPEG(f), hdr, hdr[:len(hdr)/2],
 		jpegBytes(f, 8, 8), pngBytes(f, 4, 4), gifBytes(f, 4, 4),
 		nil, []byte("hello, this is not a picture\n"),
 		jpg[:60], png[:40], webp[:40], gif[:30],
 		append([]byte{0xFF, 0xD8, 0xFF, 0xFF, 0x01, 0xFF, 0xD0}, jpg[2:]...),
-		append(slices.Clone(png[:len(png)-12]), pngChunkBytes("eXIf", gpsTIFF(6))...),
+		append(slices.Clone(png[:len(png)-12]), pngChunkOf("eXIf", gpsTIFF(6))...),
 	} {
 		format, data := stripSeed(file)
 		f.Add(format, data)
@@ -97,8 +98,8 @@ func FuzzStrip(f *testing.F) {
 		if len(out) > len(in)+growth {
 			t.Fatalf("%d bytes in, %d out", len(in), len(out))
 		}
-		if isWebP(in) && len(out) != len(in) {
-			t.Fatalf("a WebP of %d bytes became %d", len(in), len(out))
+		if isWebP(in) && int64(binary.LittleEndian.Uint32(in[4:]))+8 >= int64(len(in)) && len(out) != len(in) {
+			t.Fatalf("a WebP of %d bytes, all inside its RIFF chunk, became %d", len(in), len(out))
 		}
 		if len(in) <= 64<<10 {
 			cut, err := io.ReadAll(iotest.OneByteReader(newStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
@@ -131,47 +132,50 @@ func isWebP(b []byte) bool {
 	return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
 }
 
-// metadataLeft names the first metadata block in the part of b that
-// parses as its format, "" when there is none. It walks the blocks as
-// docs/filehost.md#metadata-stripping describes the formats, stopping
-// where b stops parsing (a cut-short block, a length past the end, an
-// unknown block), after which the stripper keeps everything as sent.
+// metadataLeft names the first block in the part of b that parses as its
+// format that the allowlist of docs/filehost.md#metadata-stripping does
+// not keep, or data after the format's end; "" when there is none. It
+// walks the blocks as that section describes the formats, stopping where
+// b stops parsing (a cut-short block, a length past the end, an unknown
+// block), after which the stripper keeps everything as sent.
 func metadataLeft(b []byte) string {
 	switch {
 	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
-		var left string
-		exif := 0
-		jpegSegments(b, func(at int, marker byte, seg []byte) bool {
-			switch {
-			case marker == jpegAPPD || marker == jpegCOM:
-				left = fmt.Sprintf("JPEG segment %#x at %d", marker, at)
-			case marker == jpegAPP1:
-				exif++
-				kept := exif == 1 && len(seg) > 10 && string(seg[4:10]) == "Exif\x00\x00"
-				if o := 1; kept {
-					o = tiffOrientation(seg[10:])
-					kept = o != 1 && bytes.Equal(seg, orientationExif(o))
-				}
-				if !kept {
-					left = fmt.Sprintf("APP1 segment at %d (not one orientation-only Exif)", at)
-				}
-			}
-			return left == ""
-		})
-		return left
+		return jpegLeft(b)
 	case bytes.HasPrefix(b, pngSignature):
+		exif := 0
 		for i := len(pngSignature); i+8 <= len(b); {
 			size := binary.BigEndian.Uint32(b[i:])
 			typ := string(b[i+4 : i+8])
-			if size > 1<<31-1 || !isLetters(typ) || typ == "IEND" {
+			if size > 1<<31-1 || !isLetters(typ) {
 				return ""
 			}
-			if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" || typ == "eXIf" || typ == "tIME" {
+			end := int64(i) + int64(size) + 12
+			switch {
+			case typ == "IEND":
+				if end < int64(len(b)) {
+					return fmt.Sprintf("%d bytes after IEND", int64(len(b))-end)
+				}
+				return ""
+			case typ == "eXIf":
+				exif++
+				if end > int64(len(b)) {
+					return ""
+				}
+				o := tiffOrientation(b[i+8 : end-4])
+				if exif > 1 || o == 1 || !bytes.Equal(b[i:end], pngChunkOf("eXIf", orientationTIFF(o))) {
+					return fmt.Sprintf("PNG chunk eXIf at %d (not one orientation-only Exif)", i)
+				}
+			case !pngKept(typ):
 				return fmt.Sprintf("PNG chunk %s at %d", typ, i)
 			}
-			i += int(size) + 12
+			if end > int64(len(b)) {
+				return ""
+			}
+			i = int(end)
 		}
 	case isWebP(b):
+		end := int64(binary.LittleEndian.Uint32(b[4:])) + 8
 		i := 12
 		if len(b) >= 30 && string(b[12:16]) == "VP8X" && binary.LittleEndian.Uint32(b[16:]) == 10 {
 			if b[20]&(webpFlagEXIF|webpFlagXMP) != 0 {
@@ -180,20 +184,30 @@ func metadataLeft(b []byte) string {
 			i = 30
 		}
 		for i+8 <= len(b) {
+			if int64(i) >= end {
+				return fmt.Sprintf("%d bytes after the RIFF chunk", len(b)-i)
+			}
 			typ := string(b[i : i+4])
 			for _, c := range []byte(typ) {
 				if c < 0x20 || c > 0x7E {
 					return ""
 				}
 			}
-			if typ == "EXIF" || typ == "XMP " {
+			size := int64(binary.LittleEndian.Uint32(b[i+4:]))
+			next := int64(i) + 8 + size + size&1
+			switch typ {
+			case "VP8 ", "VP8L", "VP8X", "ALPH", "ANIM", "ANMF", "ICCP":
+			case webpPadding:
+				if slices.ContainsFunc(b[i+8:min(next, int64(len(b)))], func(c byte) bool { return c != 0 }) {
+					return fmt.Sprintf("WebP padding with data at %d", i)
+				}
+			default:
 				return fmt.Sprintf("WebP chunk %q at %d", typ, i)
 			}
-			size := int64(binary.LittleEndian.Uint32(b[i+4:]))
-			if int64(i)+8+size+size&1 > int64(len(b)) {
+			if next > int64(len(b)) {
 				return ""
 			}
-			i += 8 + int(size+size&1)
+			i = int(next)
 		}
 	case bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a")):
 		if len(b) < 13 {
@@ -214,6 +228,11 @@ func metadataLeft(b []byte) string {
 		i := 13 + int(gifColourTable(b[10]))
 		for i >= 0 && i < len(b) {
 			switch b[i] {
+			case 0x3B:
+				if i+1 < len(b) {
+					return fmt.Sprintf("%d bytes after the trailer", len(b)-i-1)
+				}
+				return ""
 			case 0x2C:
 				if i+10 > len(b) {
 					return ""
@@ -223,25 +242,107 @@ func metadataLeft(b []byte) string {
 				switch {
 				case i+2 > len(b):
 					return ""
-				case b[i+1] == 0xFE:
-					return fmt.Sprintf("GIF comment at %d", i)
+				case b[i+1] == 0xF9:
+					i = subBlocks(i + 2)
 				case b[i+1] == 0xFF:
 					if i+14 > len(b) || b[i+2] != 11 {
 						return ""
 					}
-					if string(b[i+3:i+14]) == "XMP DataXMP" {
-						return fmt.Sprintf("GIF XMP extension at %d", i)
+					if id := string(b[i+3 : i+14]); id != "NETSCAPE2.0" && id != "ANIMEXTS1.0" && id[:8] != "ICCRGBG1" {
+						return fmt.Sprintf("GIF application extension %q at %d", id, i)
 					}
 					i = subBlocks(i + 14)
 				default:
-					i = subBlocks(i + 2)
+					return fmt.Sprintf("GIF extension %#x at %d", b[i+1], i)
 				}
-			default: // the trailer, or a block that does not parse
+			default: // a block that does not parse
 				return ""
 			}
 		}
 	}
 	return ""
+}
+
+// jpegLeft is metadataLeft for a JPEG: every picture in b, the first and
+// those after it, header and segments between scans.
+func jpegLeft(b []byte) string {
+	exif, mpf := 0, 0
+	for picture, i := 0, 2; ; picture++ {
+		scanned := false
+	segments:
+		for {
+			if i+2 > len(b) || b[i] != 0xFF {
+				return ""
+			}
+			m := b[i+1]
+			switch {
+			case m == 0xFF: // a fill byte
+				i++
+				continue
+			case m == 0x01 || m >= 0xD0 && m <= 0xD7:
+				i += 2
+				continue
+			case m == jpegEOI:
+				i += 2
+				break segments
+			case m == 0x00 || m == 0xD8 || m < 0xC0:
+				return ""
+			}
+			if i+4 > len(b) {
+				return ""
+			}
+			size := int(binary.BigEndian.Uint16(b[i+2:]))
+			if size < 2 || i+2+size > len(b) {
+				return ""
+			}
+			seg := b[i : i+2+size]
+			body := seg[4:]
+			preserving := picture > 0 || scanned
+			kept := jpegDecoderMarker(m)
+			switch {
+			case kept:
+			case m == jpegAPP0 && len(body) >= 14 && string(body[:5]) == jfifID:
+				kept = !slices.ContainsFunc(body[12:], func(c byte) bool { return c != 0 })
+			case m == jpegAPP1 && bytes.HasPrefix(body, []byte(exifID)):
+				exif++
+				o := tiffOrientation(body[len(exifID):])
+				kept = exif == 1 && !preserving && o != 1 && bytes.Equal(seg, orientationExif(o))
+			case m == jpegAPP1 && bytes.HasPrefix(body, []byte(xmpID)):
+				x := bytes.TrimRight(body[len(xmpID):], " ")
+				kept = bytes.Equal(gainMapXMP(x), x)
+			case m == jpegAPP2 && bytes.HasPrefix(body, []byte(mpfID)):
+				mpf++
+				_, ok := parseMPF(body[len(mpfID):])
+				kept = ok && mpf == 1 && !preserving
+			case m == jpegAPP2 && (bytes.HasPrefix(body, []byte(iccID)) || bytes.HasPrefix(body, []byte(isoGMID))),
+				m == jpegAPPE && bytes.HasPrefix(body, []byte(adobeID)):
+				kept = true
+			case m == jpegCOM && preserving:
+				kept = !slices.ContainsFunc(body, func(c byte) bool { return c != 0 })
+			}
+			if !kept {
+				return fmt.Sprintf("JPEG segment %#x at %d in picture %d", m, i, picture+1)
+			}
+			i += len(seg)
+			if m == jpegSOS {
+				scanned = true
+				// The entropy-coded data, up to the next marker.
+				for i < len(b) && !(b[i] == 0xFF && i+1 < len(b) && b[i+1] != 0 && (b[i+1] < 0xD0 || b[i+1] > 0xD7)) {
+					i++
+				}
+			}
+		}
+		for i < len(b) && b[i] == 0 { // the blanked gap before an MPF picture
+			i++
+		}
+		if i == len(b) {
+			return ""
+		}
+		if !bytes.HasPrefix(b[i:], []byte{0xFF, 0xD8}) {
+			return fmt.Sprintf("%d bytes after picture %d", len(b)-i, picture+1)
+		}
+		i += 2
+	}
 }
 
 func isLetters(s string) bool {

@@ -18,10 +18,11 @@ func gifColourTable(packed byte) int64 {
 	return 3 << ((packed & 7) + 1)
 }
 
-// gifBlock handles the block at the stripper's position: comment
-// extensions and XMP application extensions go; images, graphic controls,
-// plain text and other application extensions (such as the NETSCAPE2.0
-// loop count) stay. After the trailer the rest passes as it is.
+// gifBlock handles the block at the stripper's position by the allowlist
+// of docs/filehost.md#metadata-stripping: images, graphic controls, the
+// loop count (NETSCAPE2.0, ANIMEXTS1.0) and the ICC profile (ICCRGBG1)
+// stay; comments, plain text and every other extension go. After the
+// trailer nothing is kept.
 func gifBlock(s *stripReader) {
 	b, ok := s.peek(1)
 	if !ok {
@@ -29,7 +30,7 @@ func gifBlock(s *stripReader) {
 	}
 	switch b[0] {
 	case 0x3B: // trailer
-		s.pass = passRest
+		s.pass, s.next = 1, gifEnd
 	case 0x2C: // image descriptor, then the LZW code size, then data
 		d, ok := s.peek(10)
 		if !ok {
@@ -42,23 +43,27 @@ func gifBlock(s *stripReader) {
 			return
 		}
 		switch e[1] {
-		case 0xFE: // comment
-			s.drop, s.next = 2, gifDropBlocks
+		case 0xF9: // graphic control
+			s.pass, s.next = 2, gifPassBlocks
 		case 0xFF: // application: an 11-byte identifier block first
 			a, ok := s.peek(14)
 			if !ok || a[2] != 11 {
 				return
 			}
-			if string(a[3:14]) == "XMP DataXMP" {
-				s.drop, s.next = 14, gifDropBlocks
-			} else {
+			switch id := string(a[3:14]); {
+			case id == "NETSCAPE2.0", id == "ANIMEXTS1.0", id[:8] == "ICCRGBG1":
 				s.pass, s.next = 14, gifPassBlocks
+			default:
+				s.drop, s.next = 14, gifDropBlocks
 			}
 		default:
-			s.pass, s.next = 2, gifPassBlocks
+			s.drop, s.next = 2, gifDropBlocks
 		}
 	}
 }
+
+// gifEnd leaves out whatever follows the trailer.
+func gifEnd(s *stripReader) { s.dropRest() }
 
 func gifPassBlocks(s *stripReader) { gifSubBlocks(s, false) }
 func gifDropBlocks(s *stripReader) { gifSubBlocks(s, true) }

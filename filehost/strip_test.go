@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/crc32"
 	"image"
 	"image/gif"
 	"image/jpeg"
@@ -72,12 +71,6 @@ func metaJPEG(t testing.TB) []byte {
 	return append(out, src[2:]...)
 }
 
-func pngChunkBytes(typ string, data []byte) []byte {
-	c := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-	c = append(append(c, typ...), data...)
-	return binary.BigEndian.AppendUint32(c, crc32.ChecksumIEEE(c[4:]))
-}
-
 func zlibBytes(s string) []byte {
 	var b bytes.Buffer
 	w := zlib.NewWriter(&b)
@@ -92,16 +85,16 @@ func metaPNG(t testing.TB) []byte {
 	src := pngBytes(t, 12, 9)
 	ihdrEnd := 8 + 25
 	out := append([]byte{}, src[:ihdrEnd]...)
-	out = append(out, pngChunkBytes("gAMA", []byte{0, 0, 0xB1, 0x8F})...)
-	out = append(out, pngChunkBytes("iCCP", append([]byte("profile\x00\x00"), zlibBytes("fake profile")...))...)
-	out = append(out, pngChunkBytes("tEXt", []byte("Comment\x00SECRET-TEXT"))...)
-	out = append(out, pngChunkBytes("zTXt", append([]byte("Comment\x00\x00"), zlibBytes("SECRET-Z")...))...)
-	out = append(out, pngChunkBytes("iTXt", []byte("Comment\x00\x00\x00\x00\x00SECRET-I"))...)
-	out = append(out, pngChunkBytes("eXIf", gpsTIFF(1))...)
-	out = append(out, pngChunkBytes("tIME", []byte{0x07, 0xEA, 11, 23, 12, 0, 0})...)
+	out = append(out, pngChunkOf("gAMA", []byte{0, 0, 0xB1, 0x8F})...)
+	out = append(out, pngChunkOf("iCCP", append([]byte("profile\x00\x00"), zlibBytes("fake profile")...))...)
+	out = append(out, pngChunkOf("tEXt", []byte("Comment\x00SECRET-TEXT"))...)
+	out = append(out, pngChunkOf("zTXt", append([]byte("Comment\x00\x00"), zlibBytes("SECRET-Z")...))...)
+	out = append(out, pngChunkOf("iTXt", []byte("Comment\x00\x00\x00\x00\x00SECRET-I"))...)
+	out = append(out, pngChunkOf("eXIf", gpsTIFF(1))...)
+	out = append(out, pngChunkOf("tIME", []byte{0x07, 0xEA, 11, 23, 12, 0, 0})...)
 	iend := len(src) - 12
 	out = append(out, src[ihdrEnd:iend]...)
-	out = append(out, pngChunkBytes("tEXt", []byte("Author\x00SECRET-AFTER"))...)
+	out = append(out, pngChunkOf("tEXt", []byte("Author\x00SECRET-AFTER"))...)
 	return append(out, src[iend:]...)
 }
 
