@@ -25,8 +25,10 @@ func (s *Site) comment(w http.ResponseWriter, r *http.Request) (*answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	var form templates.CommentForm
+	if err := httpx.LimitBody(w, r, maxFormBytes); err != nil {
+		return nil, err
+	}
 	if err := r.ParseForm(); err != nil {
 		form.Errors = []string{"The form could not be read; please try again."}
 		return s.rejectComment(w, r, p, form, http.StatusBadRequest)

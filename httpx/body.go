@@ -43,21 +43,47 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// BodyLimit is a route's own bound on its request body.
+type BodyLimit struct {
+	// Max is the bound for a request: it may follow a setting.
+	Max func(*http.Request) int64
+	// Env, when set, is the envelope of the route's 413 where it is not
+	// its surface's (the Lsky-shaped upload in the file API).
+	Env *Envelope
+	// Err, when set, is the route's own 413 in place of TooLarge.
+	Err error
+}
+
 // HandleBody registers a route, as Handle does, whose body is bounded by
-// limit(r) rather than DefaultBodyLimit: an upload or an import, whose
-// bound may follow a setting.
-func (s *Surface) HandleBody(pattern string, limit func(*http.Request) int64, h http.Handler) {
+// limit rather than DefaultBodyLimit: an upload or an import.
+func (s *Surface) HandleBody(pattern string, limit BodyLimit, h http.Handler) {
 	s.Handle(pattern, h)
-	s.rt.owners[pattern].limit = limit
+	s.rt.owners[pattern].limit = &limit
 }
 
 // limitBody applies the body limit of the route r matches, before any
 // handler or guard runs: an oversized declared body is answered 413 at
-// once, whoever sends it.
-func (s *Surface) limitBody(w http.ResponseWriter, r *http.Request) error {
-	n := int64(DefaultBodyLimit)
+// once, whoever sends it. ok is false when it answered.
+func (s *Surface) limitBody(w http.ResponseWriter, r *http.Request) (ok bool) {
+	lim := &BodyLimit{}
 	if _, pattern := s.rt.mux.Handler(r); s.rt.owners[pattern] != nil && s.rt.owners[pattern].limit != nil {
-		n = s.rt.owners[pattern].limit(r)
+		lim = s.rt.owners[pattern].limit
 	}
-	return LimitBody(w, r, n)
+	n := int64(DefaultBodyLimit)
+	if lim.Max != nil {
+		n = lim.Max(r)
+	}
+	err := LimitBody(w, r, n)
+	if err == nil {
+		return true
+	}
+	env := s.env
+	if lim.Env != nil {
+		env = *lim.Env
+	}
+	if lim.Err != nil {
+		err = lim.Err
+	}
+	env.Error(w, r, err)
+	return false
 }

@@ -28,7 +28,10 @@ func bodyRouter(read *atomic.Int64) *Router {
 	}
 	api := rt.API("api", BlogAPI)
 	api.Handle("POST /api/json", BlogAPI.Handle(count))
-	api.HandleBody("POST /api/big", func(*http.Request) int64 { return 4 << 20 }, BlogAPI.Handle(count))
+	api.HandleBody("POST /api/big", BodyLimit{Max: func(*http.Request) int64 { return 4 << 20 }}, BlogAPI.Handle(count))
+	lsky := Lsky
+	api.HandleBody("POST /api/upload", BodyLimit{Max: func(*http.Request) int64 { return 4 << 20 }, Env: &lsky,
+		Err: E(http.StatusRequestEntityTooLarge, "file is larger than the maximum file size")}, Lsky.Handle(count))
 	pages := rt.Pages("pages", FileAPI)
 	pages.Handle("POST /form", FileAPI.Handle(count))
 	return rt
@@ -67,6 +70,7 @@ func TestRouterRefusesADeclaredOversizedBodyBeforeReadingIt(t *testing.T) {
 		{"JSON route over the default limit", "/api/json", 1 << 30, `"msg":"request body too large (at most 1 MiB)"`},
 		{"JSON route one byte over", "/api/json", DefaultBodyLimit + 1, `"msg":"request body too large (at most 1 MiB)"`},
 		{"route with its own limit", "/api/big", 1 << 30, `"msg":"request body too large (at most 4 MiB)"`},
+		{"route with its own envelope and error", "/api/upload", 1 << 30, `"message":"file is larger than the maximum file size"`},
 		{"pages route, in its envelope", "/form", 1 << 30, `"message":"request body too large (at most 1 MiB)"`},
 	}
 	for _, tt := range tests {

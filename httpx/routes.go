@@ -29,7 +29,7 @@ type owner struct {
 	surface *Surface
 	series  *routeSeries // when observed
 	// limit bounds the route's request body; nil: DefaultBodyLimit.
-	limit func(*http.Request) int64
+	limit *BodyLimit
 }
 
 // Route is one registered pattern and the surface that owns it.
@@ -179,8 +179,7 @@ func (s *Surface) owned(w http.ResponseWriter, r *http.Request) {
 	}
 	// ContentLength is 0 without a body and -1 for a chunked one.
 	if r.ContentLength != 0 {
-		if err := s.limitBody(w, r); err != nil {
-			s.env.Error(w, r, err)
+		if !s.limitBody(w, r) {
 			return
 		}
 	}
