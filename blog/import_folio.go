@@ -86,10 +86,14 @@ func ownError(err error) error {
 	return nil
 }
 
-// readError is a failed read of the archive's file name.
+// readError is a failed read of the archive's file name. archive/zip
+// stops a file that expands past the size its header declares.
 func readError(name string, err error) error {
 	if own := ownError(err); own != nil {
 		return own
+	}
+	if errors.Is(err, zip.ErrFormat) {
+		return inputErrorf("%s is damaged: it expands beyond the size the archive declares for it", name)
 	}
 	return inputErrorf("%s cannot be read: %v", name, err)
 }
@@ -134,8 +138,8 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 	dec := json.NewDecoder(win)
 	win.start(inputErrorf("%s does not begin with a JSON array", name))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		if own := ownError(err); own != nil {
-			return own
+		if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+			return readError(name, err)
 		}
 		return inputErrorf("%s is not a JSON array", name)
 	}
@@ -146,8 +150,8 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 		}
 		var item T
 		if err := dec.Decode(&item); err != nil {
-			if own := ownError(err); own != nil {
-				return own
+			if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+				return readError(name, err)
 			}
 			return inputErrorf("%s: item %d is not valid: %v", name, i+1, err)
 		}
@@ -156,8 +160,8 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		if own := ownError(err); own != nil {
-			return own
+		if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+			return readError(name, err)
 		}
 		return inputErrorf("%s is not a valid JSON array", name)
 	}
