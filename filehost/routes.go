@@ -127,7 +127,9 @@ func (s *Service) Routes(rt *httpx.Router) {
 // as a file too large, in the route's envelope.
 func (s *Service) uploadBodyLimit(maxFiles int, env httpx.Envelope) httpx.BodyLimit {
 	return httpx.BodyLimit{
-		Max: func(r *http.Request) int64 { return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, maxFiles) },
+		Max: func(r *http.Request) int64 {
+			return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, maxFiles)
+		},
 		Env: &env,
 		Err: errFileTooLarge,
 	}
