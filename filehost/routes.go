@@ -131,6 +131,6 @@ func (s *Service) uploadBodyLimit(maxFiles int, env httpx.Envelope) httpx.BodyLi
 			return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, maxFiles)
 		},
 		Env: &env,
-		Err: errFileTooLarge,
+		Err: httpError(errFileTooLarge),
 	}
 }
