@@ -146,7 +146,7 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 		return r.Context().Err() // the client left: nobody to answer
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
-			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", b.importTimeout))
+			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", durationText(b.importTimeout)))
 	}
 	if ie, ok := errors.AsType[*InputError](err); ok {
 		return httpx.BadRequest(ie.Msg)
@@ -171,4 +171,15 @@ func (b *Blog) formError(err error) error {
 		return b.importTooLarge()
 	}
 	return &httpx.Error{Status: http.StatusBadRequest, Msg: "the form cannot be read", Err: err}
+}
+
+// durationText writes whole minutes as people read them.
+func durationText(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "1 minute"
+	case d > time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }

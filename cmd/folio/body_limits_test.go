@@ -54,4 +54,29 @@ func TestEveryRouteRefusesADeclaredOversizedBodyAtOnce(t *testing.T) {
 	if walked < 100 {
 		t.Fatalf("walked %d routes", walked)
 	}
+	// The reference says so for every operation that takes a body.
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody any            `json:"requestBody"`
+			Responses   map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(anon.Do("GET", "/api/v1/openapi.json", nil).Expect(200).Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var withBody int
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.RequestBody == nil {
+				continue
+			}
+			withBody++
+			if op.Responses["413"] == nil {
+				t.Errorf("the reference's %s %s takes a body and lists no 413", method, path)
+			}
+		}
+	}
+	if withBody < 50 {
+		t.Fatalf("%d operations with a body in the reference", withBody)
+	}
 }
