@@ -126,11 +126,14 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format str
 		}
 		return nil, fmt.Errorf("blog: import: %w", err)
 	}
+	// The commit is the point of no return: what follows it is done even
+	// if ctx ends now, so that an import is never half applied.
+	done := context.WithoutCancel(ctx)
 	if imp.wrote {
-		b.markSiteChanged(ctx)
+		b.markSiteChanged(done)
 	}
 	if settings != nil {
-		imp.applySettings(ctx, settings)
+		imp.applySettings(done, settings)
 	}
 	if res.dropped > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("… and %d more warnings", res.dropped))

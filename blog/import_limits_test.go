@@ -21,6 +21,8 @@ import (
 
 	"folio/blog"
 	"folio/httpx/httpxtest"
+	"folio/sqlstore"
+	"folio/storage"
 )
 
 // bombEntry is a file of a hostile archive: head, then fill repeated to
@@ -273,7 +275,8 @@ func TestImportStopsWhenItsContextEnds(t *testing.T) {
 // and nothing is written.
 func TestImportOfAClientThatLeavesLeavesNothing(t *testing.T) {
 	spool := t.TempDir()
-	e, _ := newEnvWith(t, setup{deps: func(d *blog.Deps) { d.SpoolDir = spool }})
+	instance := sqlstore.NewID()
+	e, _ := newEnvWith(t, setup{deps: func(d *blog.Deps) { d.SpoolDir, d.Instance = spool, instance }})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.admin.Base, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -288,6 +291,11 @@ func TestImportOfAClientThatLeavesLeavesNothing(t *testing.T) {
 	fmt.Fprintf(conn, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.zip\"\r\n\r\n%s", strings.Repeat("x", 64<<10))
 	// The spool file exists once the file part has begun to arrive.
 	waitFor(t, func() bool { return len(spoolFiles(t, spool)) == 1 })
+	// Named after the process, so that the janitor can tell it is the
+	// spool of a dead one should this process die now.
+	if sp, err := storage.Spools(spool); err != nil || len(sp) != 1 || sp[0].Instance != instance {
+		t.Fatalf("spool files %+v (%v), want one of instance %s", sp, err, instance)
+	}
 	conn.Close()
 	waitFor(t, func() bool { return len(spoolFiles(t, spool)) == 0 })
 	if n := e.contentRows(); n != 0 {
