@@ -178,6 +178,7 @@ func TestImportRefusesArchivesThatExpandBeyondTheLimits(t *testing.T) {
 			start := time.Now()
 			r := e.admin.Upload("/api/v1/admin/import", "file", "bomb.zip", archive)
 			took, grew := time.Since(start), stop()
+			t.Logf("%d-byte archive answered in %v, heap grew by %.1f MiB", len(archive), took.Round(time.Millisecond), float64(grew)/(1<<20))
 			expectError(t, r, tt.status, tt.msg)
 			// Generous bounds: the import reads at most 64 MiB of the 300.
 			if took > 30*time.Second {
