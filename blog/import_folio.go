@@ -43,7 +43,7 @@ func openFolioArchive(ctx context.Context, r io.ReaderAt, size, limit int64) (*f
 	var declared uint64
 	for _, f := range zr.File {
 		a.files[f.Name] = f
-		declared += min(f.UncompressedSize64, 1<<62)
+		declared = min(declared+min(f.UncompressedSize64, 1<<62), 1<<62)
 	}
 	if declared > uint64(limit) {
 		return nil, a.budget.exceeded()
@@ -134,9 +134,9 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 		return err
 	}
 	defer rc.Close()
-	win := &itemWindow{r: r, n: maxArchiveItem}
+	win := &itemWindow{r: r, n: maxArchiveItem, name: name}
 	dec := json.NewDecoder(win)
-	win.start(inputErrorf("%s does not begin with a JSON array", name))
+	win.start(0)
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
 			return readError(name, err)
@@ -144,7 +144,7 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 		return inputErrorf("%s is not a JSON array", name)
 	}
 	for i := 0; ; i++ {
-		win.start(inputErrorf("%s: item %d is too large (at most %s)", name, i+1, sizeText(maxArchiveItem)))
+		win.start(i + 1)
 		if !dec.More() {
 			break
 		}

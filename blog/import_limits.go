@@ -92,15 +92,19 @@ func sizeText(n int64) string {
 type itemWindow struct {
 	r    io.Reader
 	n    int64
+	name string // the file, for the error
+	item int    // the item being read (from 1); 0: the array's start
 	left int64
-	err  error // what the next Read past the window returns
 }
 
-func (w *itemWindow) start(err error) { w.left, w.err = w.n, err }
+func (w *itemWindow) start(item int) { w.item, w.left = item, w.n }
 
 func (w *itemWindow) Read(p []byte) (int, error) {
 	if w.left <= 0 {
-		return 0, w.err
+		if w.item == 0 {
+			return 0, inputErrorf("%s does not begin with a JSON array", w.name)
+		}
+		return 0, inputErrorf("%s: item %d is too large (at most %s)", w.name, w.item, sizeText(w.n))
 	}
 	if int64(len(p)) > w.left {
 		p = p[:w.left]

@@ -31,8 +31,9 @@ type bombEntry struct {
 	name, head string
 	fill       byte
 	size       int64
-	// lie declares 100 bytes in the zip headers, whatever the real size.
-	lie bool
+	// declare, when not 0, is the size the zip headers declare, whatever
+	// the real one.
+	declare uint64
 }
 
 // bombZip writes an archive of entries, compressing each as a stream: 300
@@ -58,8 +59,8 @@ func bombZip(t *testing.T, entries ...bombEntry) []byte {
 			t.Fatal(err)
 		}
 		declared := uint64(en.size)
-		if en.lie {
-			declared = 100
+		if en.declare != 0 {
+			declared = en.declare
 		}
 		raw, err := zw.CreateRaw(&zip.FileHeader{Name: en.name, Method: zip.Deflate, CRC32: crc.Sum32(),
 			CompressedSize64: uint64(comp.Len()), UncompressedSize64: declared})
@@ -143,7 +144,7 @@ func TestImportRefusesArchivesThatExpandBeyondTheLimits(t *testing.T) {
 	for i := range 300 {
 		p := bombEntry{name: fmt.Sprintf("posts/p%d.md", i), head: "---\ntitle: P\n---\n", fill: 'a', size: 1 << 20}
 		manyPosts = append(manyPosts, p)
-		p.lie = true
+		p.declare = 100
 		lyingPosts = append(lyingPosts, p)
 	}
 	tests := []struct {
@@ -157,12 +158,16 @@ func TestImportRefusesArchivesThatExpandBeyondTheLimits(t *testing.T) {
 		{"300 posts of 1 MiB", append([]bombEntry{manifest}, manyPosts...),
 			413, "the archive expands to more than the import limit of 64 MiB"},
 		// archive/zip stops a file at the size declared for it.
-		{"a post of 300 MiB declaring 100 bytes", []bombEntry{manifest, {name: "posts/bomb.md", head: "---\ntitle: B\n---\n", fill: 'a', size: huge, lie: true}},
+		{"a post of 300 MiB declaring 100 bytes", []bombEntry{manifest, {name: "posts/bomb.md", head: "---\ntitle: B\n---\n", fill: 'a', size: huge, declare: 100}},
 			400, "posts/bomb.md is damaged: it expands beyond the size the archive declares for it"},
-		{"300 MiB of spaces in comments.json declaring 100 bytes", []bombEntry{manifest, {name: "comments.json", head: "[", fill: ' ', size: huge, lie: true}},
+		{"300 MiB of spaces in comments.json declaring 100 bytes", []bombEntry{manifest, {name: "comments.json", head: "[", fill: ' ', size: huge, declare: 100}},
 			400, "comments.json is damaged: it expands beyond the size the archive declares for it"},
 		{"300 posts of 1 MiB declaring 100 bytes each", append([]bombEntry{manifest}, lyingPosts...),
 			400, "posts/p0.md is damaged: it expands beyond the size the archive declares for it"},
+		// Sizes that add up past 2⁶⁴ must not wrap around to a small sum.
+		{"four posts declaring 2⁶² bytes each", []bombEntry{manifest, {name: "posts/a.md", size: 1, declare: 1 << 62}, {name: "posts/b.md", size: 1, declare: 1 << 62},
+			{name: "posts/c.md", size: 1, declare: 1 << 62}, {name: "posts/d.md", size: 1, declare: 1 << 62}},
+			413, "the archive expands to more than the import limit of 64 MiB"},
 		// Within the import limit, but one comment the decoder would hold
 		// whole.
 		{"a comment of 60 MiB", []bombEntry{manifest, {name: "comments.json", head: `[{"post": "p", "content": "`, fill: 'a', size: 60 << 20}},
