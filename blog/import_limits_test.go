@@ -320,3 +320,17 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The site's comment form takes 64 KiB: a larger one shows the post again
+// with the reason, and one declared far larger is refused before it is
+// read, like every body over its route's bound.
+func TestSiteCommentFormIsBounded(t *testing.T) {
+	e := newSiteEnv(t)
+	e.publish("Talk", "slug", "talk")
+	body := string(e.form("/posts/talk/comments", url.Values{"author": {"Bob"}, "content": {strings.Repeat("x", 64<<10)}}).Expect(413).Body)
+	siteHas(t, "a long comment", body, "The comment is too long to be sent (at most 64 KiB in all).", "<h1")
+	expectError(t, e.anon.DeclareBody("POST", "/posts/talk/comments", "application/x-www-form-urlencoded", 1<<30), 413, "request body too large (at most 1 MiB)")
+	if n := e.contentRows(); n != 1 {
+		t.Errorf("%d rows, want the post alone", n)
+	}
+}
