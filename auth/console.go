@@ -166,11 +166,13 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 	if isMultipart(r) || r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return nil
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := httpx.LimitBody(w, r, maxFormBytes); err != nil {
+		return err
+	}
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return httpx.E(http.StatusRequestEntityTooLarge, "the form is too large")
+			return httpx.E(http.StatusRequestEntityTooLarge, "the form is too large (at most 1 MiB)")
 		}
 		return httpx.BadRequest("the form could not be read")
 	}

@@ -1,15 +1,19 @@
 package blog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"folio/httpx"
+	"folio/storage"
 )
 
 // handleExport streams the Folio archive as a download. Once the first
@@ -47,15 +51,33 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // are read.
 const maxImportParts = 8
 
+// ImportTimeout bounds the work of an import over HTTP, from when its file
+// has arrived (docs/export-import.md#limits): past it the import stops and
+// writes nothing. folio import has no such bound.
+const ImportTimeout = 2 * time.Minute
+
+// importBodyLimit bounds the import route's body: the file and the rest of
+// the form.
+func (b *Blog) importBodyLimit(*http.Request) int64 { return b.importLimit + 1<<20 }
+
+// importTooLarge is the 413 of an import too large to be read.
+func (b *Blog) importTooLarge() error {
+	return httpx.E(http.StatusRequestEntityTooLarge, (&SizeError{Limit: b.importLimit}).Error())
+}
+
 // handleImport reads a multipart form with the export in "file" (spooled
 // to a temporary file as it arrives, never held in memory) and an optional
-// "format", and imports it (docs/export-import.md#http).
+// "format", and imports it (docs/export-import.md#http). The spool file is
+// tagged with this process's instance, so that the file host's janitor
+// removes it should the process die before it does.
 func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
 		return httpx.BadRequest("send multipart/form-data with the export in the field file")
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, b.importLimit+1<<20)
+	if err := httpx.LimitBody(w, r, b.importBodyLimit(r)); err != nil {
+		return b.importTooLarge()
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return httpx.BadRequest("send multipart/form-data with the export in the field file")
@@ -64,7 +86,9 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	defer func() {
 		if file != nil {
 			file.Close()
-			os.Remove(file.Name())
+			if err := storage.RemoveSpool(b.spoolDir, filepath.Base(file.Name())); err != nil {
+				httpx.Logger(r).Warn("blog: import spool file left behind", "name", file.Name(), "err", err)
+			}
 		}
 	}()
 	var size int64
@@ -91,7 +115,7 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 			if file != nil {
 				return httpx.BadRequest("send one file")
 			}
-			if file, err = os.CreateTemp("", "folio-import-*"); err != nil {
+			if file, err = storage.CreateSpool(b.spoolDir, b.instance); err != nil {
 				return err
 			}
 			size, err = io.Copy(file, io.LimitReader(part, b.importLimit+1))
@@ -99,7 +123,7 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 				return b.formError(err)
 			}
 			if size > b.importLimit {
-				return b.formError(&http.MaxBytesError{Limit: b.importLimit})
+				return b.importTooLarge()
 			}
 		}
 	}
@@ -114,9 +138,21 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	if size == 0 {
 		return httpx.BadRequest("the file is empty")
 	}
-	res, err := b.Import(r.Context(), file, size, format)
+	ctx, cancel := context.WithTimeout(r.Context(), b.importTimeout)
+	defer cancel()
+	res, err := b.Import(ctx, file, size, format)
+	switch {
+	case r.Context().Err() != nil:
+		return r.Context().Err() // the client left: nobody to answer
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", durationText(b.importTimeout)))
+	}
 	if ie, ok := errors.AsType[*InputError](err); ok {
 		return httpx.BadRequest(ie.Msg)
+	}
+	if ee, ok := errors.AsType[*ExpandError](err); ok {
+		return httpx.E(http.StatusRequestEntityTooLarge, ee.Msg)
 	}
 	if err != nil {
 		// A conflict is a write made meanwhile by another request or
@@ -132,7 +168,18 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 func (b *Blog) formError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return httpx.E(http.StatusRequestEntityTooLarge, (&SizeError{Limit: b.importLimit}).Error())
+		return b.importTooLarge()
 	}
 	return &httpx.Error{Status: http.StatusBadRequest, Msg: "the form cannot be read", Err: err}
+}
+
+// durationText writes whole minutes as people read them.
+func durationText(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "1 minute"
+	case d > time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }

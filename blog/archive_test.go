@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"folio/blog"
 )
 
 // importResult is the data of POST /api/v1/admin/import.
@@ -310,8 +312,10 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 	user.Header.Set("Authorization", "Bearer "+e.userToken())
 	expectError(t, user.Do("GET", "/api/v1/admin/export", nil), 403, "")
 	expectError(t, user.Upload("/api/v1/admin/import", "file", "f", []byte("{}")), 403, "")
+	// A post over its own bound, in an archive within the import limit.
+	b.SetImportLimit(blog.MaxImportSize)
 	expectError(t, e.admin.Upload("/api/v1/admin/import", "file", "a.zip", makeZip(t, "manifest.json", manifestV1,
-		"posts/big.md", "---\ntitle: Big\n---\n"+strings.Repeat("x", 2<<20))), 400, "posts/big.md is too large")
+		"posts/big.md", "---\ntitle: Big\n---\n"+strings.Repeat("x", 2<<20))), 400, "posts/big.md is too large (at most 1 MiB + 64 KiB when decompressed)")
 	var n int
 	if err := e.db.QueryRow(t.Context(), "SELECT COUNT(*) FROM posts").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("posts after refused imports: %d (%v)", n, err)

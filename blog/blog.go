@@ -56,6 +56,10 @@ type Deps struct {
 	// images in posts and pages that link to them get width and height
 	// (docs/design.md#classic-site).
 	Images ImageSizer
+	// SpoolDir is the folder of the import's spool files, which the file
+	// host's janitor sweeps (its Deps.SpoolDir); empty: the system's
+	// temporary folder.
+	SpoolDir string
 }
 
 // StorageUsage reports what the file host stores, cheaply enough for a
@@ -100,13 +104,16 @@ type Blog struct {
 	logger    *slog.Logger
 	ai        *aiJobs
 
-	md           goldmark.Markdown
-	loginLimit   *httpx.RateLimiter
-	commentLimit *httpx.RateLimiter
-	now          func() time.Time
-	counts       postCounts // what the post lists cost in proportion to their length
-	anchorEvery  int        // postAnchorEvery; smaller in tests
-	importLimit  int64      // MaxImportSize; smaller in tests
+	md            goldmark.Markdown
+	loginLimit    *httpx.RateLimiter
+	commentLimit  *httpx.RateLimiter
+	now           func() time.Time
+	counts        postCounts    // what the post lists cost in proportion to their length
+	anchorEvery   int           // postAnchorEvery; smaller in tests
+	importLimit   int64         // MaxImportSize; smaller in tests
+	importTimeout time.Duration // ImportTimeout; shorter in tests
+	instance      string        // tags the import's spool files (Deps.Instance)
+	spoolDir      string        // Deps.SpoolDir
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -135,20 +142,23 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		return nil, err
 	}
 	b := &Blog{
-		db:           d.DB,
-		auth:         d.Auth,
-		console:      d.Console,
-		storage:      d.Storage,
-		images:       d.Images,
-		settings:     d.Settings,
-		templates:    d.Templates,
-		logger:       d.Logger,
-		md:           newMarkdown(),
-		loginLimit:   httpx.NewRateLimiter(loginsPerMinute, time.Minute),
-		commentLimit: httpx.NewRateLimiter(commentsPerMinute, time.Minute),
-		now:          d.Now,
-		anchorEvery:  postAnchorEvery,
-		importLimit:  MaxImportSize,
+		db:            d.DB,
+		auth:          d.Auth,
+		console:       d.Console,
+		storage:       d.Storage,
+		images:        d.Images,
+		settings:      d.Settings,
+		templates:     d.Templates,
+		logger:        d.Logger,
+		md:            newMarkdown(),
+		loginLimit:    httpx.NewRateLimiter(loginsPerMinute, time.Minute),
+		commentLimit:  httpx.NewRateLimiter(commentsPerMinute, time.Minute),
+		now:           d.Now,
+		anchorEvery:   postAnchorEvery,
+		importLimit:   MaxImportSize,
+		importTimeout: ImportTimeout,
+		instance:      d.Instance,
+		spoolDir:      d.SpoolDir,
 	}
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)

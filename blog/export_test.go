@@ -1,6 +1,9 @@
 package blog
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // PostPageQuery returns the query of one page of a post list and its
 // arguments, as listPosts runs it from the list's start, for the tests of
@@ -39,3 +42,6 @@ func (b *Blog) SetAnchorEvery(n int) { b.anchorEvery = n }
 // SetImportLimit makes imports refuse files larger than n bytes, so that
 // tests reach the limit with small files.
 func (b *Blog) SetImportLimit(n int64) { b.importLimit = n }
+
+// SetImportTimeout bounds the work of an import over HTTP to d.
+func (b *Blog) SetImportTimeout(d time.Duration) { b.importTimeout = d }

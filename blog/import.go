@@ -79,12 +79,15 @@ func (r *ImportResult) warn(format string, args ...any) {
 // friend links by URL, so that importing a file twice adds nothing the
 // second time. A post or page whose slug is taken by different content is
 // skipped with a warning. format is FormatFolio, FormatGhost, FormatWXR or
-// "" to recognise it. An *InputError means the file is at fault and
-// nothing was written (docs/export-import.md).
+// "" to recognise it. An *InputError means the file is at fault, an
+// *ExpandError that an archive holds more than the import limit; either
+// way nothing was written (docs/export-import.md). The import stops, and
+// writes nothing, once ctx ends: every read of the file checks it.
 func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format string) (*ImportResult, error) {
 	if size > b.importLimit {
 		return nil, &SizeError{Limit: b.importLimit}
 	}
+	r = ctxReaderAt{ctx: ctx, r: r}
 	if format == "" {
 		var err error
 		if format, err = detectFormat(r, size); err != nil {
@@ -95,7 +98,7 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format str
 	var err error
 	switch format {
 	case FormatFolio:
-		src, err = openFolioArchive(r, size)
+		src, err = openFolioArchive(ctx, r, size, b.importLimit)
 	case FormatGhost:
 		src, err = openGhost(r, size)
 	case FormatWXR:
@@ -118,16 +121,19 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format str
 		return src.run(ctx, imp)
 	})
 	if err != nil {
-		if _, ok := errors.AsType[*InputError](err); ok {
-			return nil, err
+		if own := ownError(err); own != nil {
+			return nil, own
 		}
 		return nil, fmt.Errorf("blog: import: %w", err)
 	}
+	// The commit is the point of no return: what follows it is done even
+	// if ctx ends now, so that an import is never half applied.
+	done := context.WithoutCancel(ctx)
 	if imp.wrote {
-		b.markSiteChanged(ctx)
+		b.markSiteChanged(done)
 	}
 	if settings != nil {
-		imp.applySettings(ctx, settings)
+		imp.applySettings(done, settings)
 	}
 	if res.dropped > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("… and %d more warnings", res.dropped))

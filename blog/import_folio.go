@@ -13,27 +13,40 @@ import (
 )
 
 // Bounds on what one file of an archive may expand to, so that a small zip
-// cannot make the import read without end.
+// cannot make the import read without end; the archive as a whole expands
+// to at most the import limit (expandBudget).
 const (
 	maxArchiveMarkdown = maxContent + 64<<10 // a post or page: its content and front matter
-	maxArchiveJSON     = 256 << 20           // categories.json, comments.json, …
 	maxArchiveSmall    = 1 << 20             // manifest.json, settings.json
+	maxArchiveItem     = 4 << 20             // one item of categories.json, comments.json, …
 )
 
 // folioArchive is an opened Folio archive.
 type folioArchive struct {
-	zr    *zip.Reader
-	files map[string]*zip.File
+	ctx    context.Context
+	zr     *zip.Reader
+	files  map[string]*zip.File
+	budget *expandBudget
 }
 
-func openFolioArchive(r io.ReaderAt, size int64) (*folioArchive, error) {
+func openFolioArchive(ctx context.Context, r io.ReaderAt, size, limit int64) (*folioArchive, error) {
+	if n := zipEntries(r, size, maxArchiveEntries); n > maxArchiveEntries {
+		return nil, &ExpandError{Msg: fmt.Sprintf("the archive holds more than %d files", maxArchiveEntries)}
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, inputErrorf("not a Folio archive: the file is not a zip archive")
 	}
-	a := &folioArchive{zr: zr, files: map[string]*zip.File{}}
+	a := &folioArchive{ctx: ctx, zr: zr, files: map[string]*zip.File{}, budget: &expandBudget{left: limit, limit: limit}}
+	// What the headers declare is not trusted (the reads count), but an
+	// archive that declares too much is refused before any work.
+	var declared uint64
 	for _, f := range zr.File {
 		a.files[f.Name] = f
+		declared = min(declared+min(f.UncompressedSize64, 1<<62), 1<<62)
+	}
+	if declared > uint64(limit) {
+		return nil, a.budget.exceeded()
 	}
 	mf := a.files["manifest.json"]
 	if mf == nil {
@@ -52,35 +65,37 @@ func openFolioArchive(r io.ReaderAt, size int64) (*folioArchive, error) {
 	return a, nil
 }
 
-// limitedReader fails with an InputError once more than n bytes are read.
-type limitedReader struct {
-	r    io.Reader
-	n    int64
-	name string
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n < 0 {
-		return 0, inputErrorf("%s is too large", l.name)
-	}
-	if int64(len(p)) > l.n+1 {
-		p = p[:l.n+1]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	if l.n < 0 {
-		return n, inputErrorf("%s is too large", l.name)
-	}
-	return n, err
-}
-
 // open opens a file of the archive, reading at most limit bytes of it.
 func (a *folioArchive) open(f *zip.File, limit int64) (io.ReadCloser, io.Reader, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return nil, nil, inputErrorf("%s cannot be read: %v", f.Name, err)
 	}
-	return rc, &limitedReader{r: rc, n: limit, name: f.Name}, nil
+	return rc, &archiveReader{ctx: a.ctx, r: rc, n: limit, limit: limit, budget: a.budget, name: f.Name}, nil
+}
+
+// ownError returns err when it is one of the import's own: a bound
+// (InputError, ExpandError) or the end of its context; nil when it is the
+// file's fault.
+func ownError(err error) error {
+	_, input := errors.AsType[*InputError](err)
+	_, expand := errors.AsType[*ExpandError](err)
+	if input || expand || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// readError is a failed read of the archive's file name. archive/zip
+// stops a file that expands past the size its header declares.
+func readError(name string, err error) error {
+	if own := ownError(err); own != nil {
+		return own
+	}
+	if errors.Is(err, zip.ErrFormat) {
+		return inputErrorf("%s is damaged: it expands beyond the size the archive declares for it", name)
+	}
+	return inputErrorf("%s cannot be read: %v", name, err)
 }
 
 func (a *folioArchive) read(f *zip.File, limit int64) ([]byte, error) {
@@ -91,10 +106,7 @@ func (a *folioArchive) read(f *zip.File, limit int64) ([]byte, error) {
 	defer rc.Close()
 	b, err := io.ReadAll(r)
 	if err != nil {
-		if _, ok := errors.AsType[*InputError](err); ok {
-			return nil, err
-		}
-		return nil, inputErrorf("%s cannot be read: %v", f.Name, err)
+		return nil, readError(f.Name, err)
 	}
 	return b, nil
 }
@@ -110,27 +122,36 @@ func (a *folioArchive) decode(f *zip.File, limit int64, v any) error {
 	return nil
 }
 
-// eachItem decodes the JSON array in the archive's file name item by item;
-// a missing file is an empty array.
+// eachItem decodes the JSON array in the archive's file name item by item,
+// each at most maxArchiveItem bytes; a missing file is an empty array.
 func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error) error {
 	f := a.files[name]
 	if f == nil {
 		return nil
 	}
-	rc, r, err := a.open(f, maxArchiveJSON)
+	rc, r, err := a.open(f, a.budget.limit)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	dec := json.NewDecoder(r)
+	win := &itemWindow{r: r, n: maxArchiveItem, name: name}
+	dec := json.NewDecoder(win)
+	win.start(0)
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+			return readError(name, err)
+		}
 		return inputErrorf("%s is not a JSON array", name)
 	}
-	for i := 0; dec.More(); i++ {
+	for i := 0; ; i++ {
+		win.start(i + 1)
+		if !dec.More() {
+			break
+		}
 		var item T
 		if err := dec.Decode(&item); err != nil {
-			if _, ok := errors.AsType[*InputError](err); ok {
-				return err
+			if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+				return readError(name, err)
 			}
 			return inputErrorf("%s: item %d is not valid: %v", name, i+1, err)
 		}
@@ -139,6 +160,9 @@ func eachItem[T any](a *folioArchive, name string, fn func(item T, i int) error)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
+		if own := ownError(err); own != nil || errors.Is(err, zip.ErrFormat) {
+			return readError(name, err)
+		}
 		return inputErrorf("%s is not a valid JSON array", name)
 	}
 	return nil

@@ -82,11 +82,14 @@ func (b *Blog) handleCreatePreviewLink(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpx.MaxJSONBody))
+	if err := httpx.LimitBody(w, r, httpx.MaxJSONBody); err != nil {
+		return err
+	}
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Msg: "request body too large", Err: err}
+			return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Msg: httpx.TooLarge(httpx.MaxJSONBody).Msg, Err: err}
 		}
 		return &httpx.Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
 	}

@@ -26,12 +26,15 @@ func (b *Blog) Routes(rt *httpx.Router) {
 		api.Handle(pattern, http.HandlerFunc(b.Preflight))
 	}
 	requireAdmin := b.auth.RequireAdmin(env)
-	admin := func(pattern string, h httpx.HandlerFunc) {
+	adminHandler := func(pattern string, h httpx.HandlerFunc) http.Handler {
 		var next http.Handler = env.Handle(h)
 		if !strings.HasPrefix(pattern, "GET ") {
 			next = b.changesSite(next)
 		}
-		api.Handle(pattern, requireAdmin(next))
+		return requireAdmin(next)
+	}
+	admin := func(pattern string, h httpx.HandlerFunc) {
+		api.Handle(pattern, adminHandler(pattern, h))
 	}
 
 	api.Handle("POST /api/v1/admin/auth/login", b.loginLimit.Middleware(env)(env.Handle(b.handleLogin)))
@@ -116,7 +119,8 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	admin("PUT /api/v1/admin/settings", b.handlePutSettings)
 
 	admin("GET /api/v1/admin/export", b.handleExport)
-	admin("POST /api/v1/admin/import", b.handleImport)
+	api.HandleBody("POST /api/v1/admin/import", httpx.BodyLimit{Max: b.importBodyLimit, Err: b.importTooLarge()},
+		adminHandler("POST /api/v1/admin/import", b.handleImport))
 
 	admin("POST /api/v1/admin/ai/summary", b.handleAISummary)
 	admin("POST /api/v1/admin/ai/tags", b.handleAITags)

@@ -25,9 +25,17 @@ func (s *Site) comment(w http.ResponseWriter, r *http.Request) (*answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	var form templates.CommentForm
+	tooLong := []string{fmt.Sprintf("The comment is too long to be sent (at most %d KiB in all).", maxFormBytes>>10)}
+	if err := httpx.LimitBody(w, r, maxFormBytes); err != nil {
+		form.Errors = tooLong
+		return s.rejectComment(w, r, p, form, http.StatusRequestEntityTooLarge)
+	}
 	if err := r.ParseForm(); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			form.Errors = tooLong
+			return s.rejectComment(w, r, p, form, http.StatusRequestEntityTooLarge)
+		}
 		form.Errors = []string{"The form could not be read; please try again."}
 		return s.rejectComment(w, r, p, form, http.StatusBadRequest)
 	}

@@ -86,7 +86,10 @@ func (s *Service) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 // names a refresh token, that token is revoked. The access cookie is always
 // cleared; access tokens themselves are stateless and run out on their own.
 func (s *Service) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpx.MaxJSONBody))
+	if err := httpx.LimitBody(w, r, httpx.MaxJSONBody); err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return httpx.AsError(err)

@@ -50,9 +50,9 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 
 	// Upload (console_upload_http.go).
 	p.Handle("GET /console/upload", p.user(s.handleConsoleUploadPage))
-	p.Handle("POST /console/upload", p.user(s.handleConsoleUpload))
+	p.HandleBody("POST /console/upload", s.uploadBodyLimit(consoleMaxFiles, httpx.FileAPI), p.user(s.handleConsoleUpload))
 	p.Handle("GET /upload", p.open(s.handleConsoleGuestPage))
-	p.Handle("POST /upload", p.open(s.handleConsoleGuestUpload))
+	p.HandleBody("POST /upload", s.uploadBodyLimit(1, httpx.FileAPI), p.open(s.handleConsoleGuestUpload))
 	p.Fallback("/upload")
 	p.Fallback("/upload/")
 

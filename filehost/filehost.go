@@ -47,6 +47,10 @@ type Deps struct {
 	// presigned URL of the bytes when the store can make one
 	// (storage.s3.redirect, docs/filehost.md#s3).
 	Redirect bool
+	// SpoolDir is the folder of the spool files other parts write (the
+	// blog's import, its Deps.SpoolDir), which the janitor sweeps;
+	// empty: the system's temporary folder.
+	SpoolDir string
 }
 
 // Service serves the file-hosting routes.
@@ -69,9 +73,11 @@ type Service struct {
 	console      *auth.Console
 	public       *templates.Public
 	siteName     func(context.Context) string
-	// instance and instances: see Deps (docs/filehost.md#crash-consistency).
+	// instance, instances and spoolDir: see Deps
+	// (docs/filehost.md#crash-consistency).
 	instance  string
 	instances *sqlstore.Instances
+	spoolDir  string
 
 	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
@@ -135,6 +141,7 @@ func newService(d Deps) *Service {
 		siteName:      d.SiteName,
 		instance:      d.Instance,
 		instances:     d.Instances,
+		spoolDir:      d.SpoolDir,
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),

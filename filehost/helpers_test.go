@@ -43,6 +43,7 @@ type testEnv struct {
 	// instance is the registered process the service runs as.
 	instance  *sqlstore.Instance
 	instances *sqlstore.Instances
+	spoolDir  string // Deps.SpoolDir
 }
 
 // loopback is what the test server trusts as a proxy.
@@ -121,7 +122,7 @@ func newTestEnvStore(t testing.TB, db *sqlstore.DB, untagged storage.Store, edit
 	deps := Deps{DB: db, Auth: authSvc, Settings: settings, Store: store,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Console: auth.NewConsole(authSvc, tmpl, nil), Public: public,
-		Instance: inst.ID, Instances: instances}
+		Instance: inst.ID, Instances: instances, SpoolDir: t.TempDir()}
 	if edit != nil {
 		edit(&deps)
 	}
@@ -133,7 +134,7 @@ func newTestEnvStore(t testing.TB, db *sqlstore.DB, untagged storage.Store, edit
 	svc.Routes(routes)
 	h := httpx.Chain(routes, httpx.Proxies{Trusted: loopback}.Middleware)
 	e := &testEnv{t: t, db: db, auth: authSvc, settings: settings, store: store, svc: svc, handler: h,
-		instance: inst, instances: instances}
+		instance: inst, instances: instances, spoolDir: deps.SpoolDir}
 	e.c = httpxtest.NewServer(t, h)
 	e.admin = e.clientFor(authSvc.AdminID())
 	return e

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"folio/sqlstore"
+	"folio/storage"
 )
 
 // The janitor settles what processes that died left half done
@@ -40,12 +41,14 @@ type JanitorReport struct {
 	Kept int
 	// Temps lists the temporary files removed.
 	Temps []string
+	// Spools lists the spool files of dead processes removed.
+	Spools []string
 	// Forgotten counts registry rows of dead processes removed.
 	Forgotten int
 }
 
 func (r JanitorReport) empty() bool {
-	return r.Settled == 0 && len(r.Temps) == 0 && r.Forgotten == 0
+	return r.Settled == 0 && len(r.Temps) == 0 && len(r.Spools) == 0 && r.Forgotten == 0
 }
 
 // RunJanitor runs a janitor pass every minute until ctx ends (cmd/folio
@@ -85,7 +88,7 @@ func (s *Service) JanitorPass(ctx context.Context) (JanitorReport, error) {
 	rep.Ran = true
 	if !rep.empty() {
 		s.log.Info("janitor: settled what dead processes left", "intents", rep.Settled, "rolled_back", rep.RolledBack,
-			"deleted", len(rep.Deleted), "kept_referenced", rep.Kept, "temps", len(rep.Temps), "instances", rep.Forgotten)
+			"deleted", len(rep.Deleted), "kept_referenced", rep.Kept, "temps", len(rep.Temps), "spools", len(rep.Spools), "instances", rep.Forgotten)
 	}
 	return rep, err
 }
@@ -147,6 +150,11 @@ func (s *Service) tidy(ctx context.Context, live sqlstore.Liveness) (JanitorRepo
 		s.log.Info("janitor: removed a temporary upload no live process writes", "name", t.Name, "instance", t.Instance, "size", t.Size)
 		rep.Temps = append(rep.Temps, t.Name)
 	}
+	// Before the dead are forgotten: their rows are how their spool files
+	// are known to be theirs.
+	if err := s.sweepSpools(live, now, &rep); err != nil {
+		return rep, err
+	}
 	for _, in := range live.Dead() {
 		if err := s.instances.Forget(ctx, in); err != nil {
 			return rep, err
@@ -173,4 +181,31 @@ func staleTemp(instance string, modified time.Time, live sqlstore.Liveness, now 
 		return now.Sub(modified) > staleUntagged
 	}
 	return !live.Alive(instance)
+}
+
+// sweepSpools removes the spool files other parts of Folio write (the
+// blog's import) that no live process will remove: those of a process the
+// registry holds dead, and any unmodified for storage.StaleSpool. A tag
+// the registry does not know may be another site's on the same machine,
+// so it is left to age.
+func (s *Service) sweepSpools(live sqlstore.Liveness, now time.Time, rep *JanitorReport) error {
+	spools, err := storage.Spools(s.spoolDir)
+	if err != nil {
+		return err
+	}
+	dead := map[string]bool{}
+	for _, in := range live.Dead() {
+		dead[in.ID] = true
+	}
+	for _, sp := range spools {
+		if !dead[sp.Instance] && now.Sub(sp.ModTime) <= storage.StaleSpool {
+			continue
+		}
+		if err := storage.RemoveSpool(s.spoolDir, sp.Name); err != nil {
+			return err
+		}
+		s.log.Info("janitor: removed a spool file no live process writes", "name", sp.Name, "instance", sp.Instance)
+		rep.Spools = append(rep.Spools, sp.Name)
+	}
+	return nil
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"folio/sqlstore"
+	"folio/storage"
 )
 
 func TestJanitorSettlesWhatDeadProcessesLeft(t *testing.T) {
@@ -91,6 +95,49 @@ func TestJanitorSettlesWhatDeadProcessesLeft(t *testing.T) {
 	var n int
 	if err := e.db.QueryRow(ctx, "SELECT COUNT(*) FROM instances WHERE id = $1", dead).Scan(&n); err != nil || n != 0 {
 		t.Errorf("the dead instance's row is still there (%d, %v)", n, err)
+	}
+}
+
+// The spool files of the blog's import, left by a process that crashed
+// mid-import, go with the process; a live one's stay, and so do those of a
+// tag the registry does not know (another site's on the same machine)
+// until they are a day old.
+func TestJanitorRemovesTheSpoolFilesOfDeadProcesses(t *testing.T) {
+	e := newTestEnv(t)
+	spool := func(instance string, age time.Duration) string {
+		f, err := storage.CreateSpool(e.spoolDir, instance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(f.Name(), at, at); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Base(f.Name())
+	}
+	dead := spool(e.deadInstance(), time.Minute)
+	live := spool(e.instance.ID, 2*time.Hour)
+	unknown := spool(sqlstore.NewID(), time.Hour)
+	old := spool("", 25*time.Hour)
+	recent := spool("", time.Minute)
+	other := filepath.Join(e.spoolDir, "folio-import-other")
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.svc.JanitorPass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(rep.Spools)
+	if want := slices.Sorted(slices.Values([]string{dead, old})); !slices.Equal(rep.Spools, want) {
+		t.Errorf("removed %v, want %v", rep.Spools, want)
+	}
+	for name, want := range map[string]bool{dead: false, live: true, unknown: true, old: false, recent: true, "folio-import-other": true} {
+		_, err := os.Stat(filepath.Join(e.spoolDir, name))
+		if got := err == nil; got != want {
+			t.Errorf("%s there = %v, want %v", name, got, want)
+		}
 	}
 }
 

@@ -17,8 +17,8 @@ func (s *Service) Routes(rt *httpx.Router) {
 	admin := s.auth.RequireAdmin(httpx.FileAPI)
 	lsky := s.auth.RequireUser(httpx.Lsky)
 
-	api.Handle("POST /api/v1/upload", lsky(httpx.Lsky.Handle(s.handleUpload)))
-	api.Handle("POST /api/v1/public/upload", httpx.Lsky.Handle(s.handleGuestUpload))
+	api.HandleBody("POST /api/v1/upload", s.uploadBodyLimit(1, httpx.Lsky), lsky(httpx.Lsky.Handle(s.handleUpload)))
+	api.HandleBody("POST /api/v1/public/upload", s.uploadBodyLimit(1, httpx.Lsky), httpx.Lsky.Handle(s.handleGuestUpload))
 
 	api.Handle("GET /api/v1/files", user(httpx.FileAPI.Handle(s.handleListFiles)))
 	api.Handle("POST /api/v1/files/batch-delete", user(httpx.FileAPI.Handle(s.handleBatchDelete)))
@@ -120,5 +120,18 @@ func (s *Service) Routes(rt *httpx.Router) {
 
 	if s.console != nil {
 		s.consoleRoutes(rt)
+	}
+}
+
+// uploadBodyLimit bounds an upload route's body before anything else runs
+// (docs/api.md#limits): the bound the upload itself reads under, refused
+// as a file too large, in the route's envelope.
+func (s *Service) uploadBodyLimit(maxFiles int, env httpx.Envelope) httpx.BodyLimit {
+	return httpx.BodyLimit{
+		Max: func(r *http.Request) int64 {
+			return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, maxFiles)
+		},
+		Env: &env,
+		Err: httpError(errFileTooLarge),
 	}
 }

@@ -114,7 +114,10 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 	}
 	// The multipart reader reads in 4 KiB steps; without a large buffer
 	// below it, every step would be a read system call on the connection.
-	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, bodyLimit(set.MaxFileSize, maxFiles)), bufferSize(r.ContentLength, chunkSize))
+	if err := httpx.LimitBody(w, r, bodyLimit(set.MaxFileSize, maxFiles)); err != nil {
+		return nil, nil, errFileTooLarge
+	}
+	body := bufio.NewReaderSize(r.Body, bufferSize(r.ContentLength, chunkSize))
 	mr := multipart.NewReader(body, params["boundary"])
 	var files []*incoming
 	fields := map[string]string{}

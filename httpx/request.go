@@ -23,11 +23,14 @@ const MaxJSONBody = 1 << 20
 // send back what it read. A NUL character in a string is refused too:
 // PostgreSQL cannot store one, and text should not depend on the backend.
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	if err := LimitBody(w, r, MaxJSONBody); err != nil {
+		return err
+	}
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Msg: "request body too large", Err: err}
+			return &Error{Status: http.StatusRequestEntityTooLarge, Msg: TooLarge(MaxJSONBody).Msg, Err: err}
 		}
 		return &Error{Status: http.StatusBadRequest, Msg: "invalid request payload", Err: err}
 	}

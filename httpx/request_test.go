@@ -51,7 +51,7 @@ func TestDecodeJSON(t *testing.T) {
 			if w.Code != want {
 				t.Fatalf("status %d, want %d: %s", w.Code, want, w.Body)
 			}
-			wantMsg := map[int]string{400: `"message":"invalid request payload"`, 413: `"message":"request body too large"`, 200: `"code":0`}[want]
+			wantMsg := map[int]string{400: `"message":"invalid request payload"`, 413: `"message":"request body too large (at most 1 MiB)"`, 200: `"code":0`}[want]
 			if !strings.Contains(w.Body.String(), wantMsg) {
 				t.Fatalf("body %s lacks %s", w.Body, wantMsg)
 			}

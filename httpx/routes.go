@@ -28,6 +28,8 @@ type Router struct {
 type owner struct {
 	surface *Surface
 	series  *routeSeries // when observed
+	// limit bounds the route's request body; nil: DefaultBodyLimit.
+	limit *BodyLimit
 }
 
 // Route is one registered pattern and the surface that owns it.
@@ -174,6 +176,12 @@ func (s *Surface) owned(w http.ResponseWriter, r *http.Request) {
 	if !s.pages && !cleanPath(r.URL.Path) {
 		s.rt.missUnclean(s, w, r)
 		return
+	}
+	// ContentLength is 0 without a body and -1 for a chunked one.
+	if r.ContentLength != 0 {
+		if !s.limitBody(w, r) {
+			return
+		}
 	}
 	s.rt.mux.ServeHTTP(w, r)
 }

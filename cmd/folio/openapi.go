@@ -318,7 +318,9 @@ func (op operation) render(path string, rt httpx.Route, shared map[string]schema
 		}
 	}
 	responses := schema{}
-	for _, r := range op.withQueryError(rt) {
+	withLimit := op
+	withLimit.responses = op.withBodyLimit(rt)
+	for _, r := range withLimit.withQueryError(rt) {
 		obj := schema{"description": r.description}
 		if len(r.content) > 0 {
 			content := schema{}
@@ -338,6 +340,20 @@ func (op operation) render(path string, rt httpx.Route, shared map[string]schema
 	}
 	out["responses"] = responses
 	return out
+}
+
+// withBodyLimit adds the 413 that the router gives every body over its
+// route's bound (docs/api.md#limits), in the route's envelope, to an
+// operation that takes a body and documents no 413 of its own.
+func (op operation) withBodyLimit(rt httpx.Route) []response {
+	if op.body == nil || slices.ContainsFunc(op.responses, func(r response) bool { return r.status == http.StatusRequestEntityTooLarge }) {
+		return op.responses
+	}
+	name := "ErrorB"
+	if rt.Envelope == httpx.FileAPI {
+		name = "ErrorA"
+	}
+	return append(slices.Clone(op.responses), errs(name, []int{http.StatusRequestEntityTooLarge})...)
 }
 
 // withQueryError adds the 400 that every route gives a query string no
