@@ -64,6 +64,7 @@ const (
 	bmffKeep           // passes whole (but for item bytes to zero)
 	bmffDescend        // its children are walked
 	bmffItems          // a picture's meta box: read whole, its metadata items zeroed
+	bmffTimes          // a movie, track or media header: its creation and modification times zeroed
 )
 
 // bmffAction is the allowlist: what a box of this type does inside a
@@ -86,21 +87,27 @@ func bmffAction(parent, typ string) int {
 		}
 	case "moov":
 		switch typ {
-		case "mvhd", "mvex", "iods", "pssh", "cmov", "clip", "ctab":
+		case "mvhd":
+			return bmffTimes
+		case "mvex", "iods", "pssh", "cmov", "clip", "ctab":
 			return bmffKeep
 		case "trak", "udta":
 			return bmffDescend
 		}
 	case "trak":
 		switch typ {
-		case "tkhd", "tref", "trgr", "edts", "tapt", "load", "imap", "matt", "txas", "clip":
+		case "tkhd":
+			return bmffTimes
+		case "tref", "trgr", "edts", "tapt", "load", "imap", "matt", "txas", "clip":
 			return bmffKeep
 		case "mdia", "udta":
 			return bmffDescend
 		}
 	case "mdia":
 		switch typ {
-		case "mdhd", "hdlr", "minf", "elng":
+		case "mdhd":
+			return bmffTimes
+		case "hdlr", "minf", "elng":
 			return bmffKeep
 		case "udta":
 			return bmffDescend
@@ -155,12 +162,35 @@ func (b *bmffStripper) box(s *stripReader) {
 		b.copyTo(b.pos + size)(s)
 	case bmffDescend:
 		b.parents = append(b.parents, bmffParent{typ, b.pos + size})
-		s.pass, s.next = int64(hdr), b.box
-		b.pos += int64(hdr)
+		b.copyTo(b.pos + int64(hdr))(s)
 	case bmffItems:
 		b.meta(s, hdr, size)
+	case bmffTimes:
+		b.times(s, hdr, size)
 	default:
 		b.blank(s, h[:hdr], size)
+	}
+}
+
+// times zeroes the creation and modification times of a movie, track or
+// media header (when the recording was made; players read neither): 32
+// bits each after the version and flags, 64 in version 1. A header too
+// short for them, or larger than any real one, passes as it is.
+func (b *bmffStripper) times(s *stripReader, hdr int, size int64) {
+	if size > 512 {
+		b.copyTo(b.pos + size)(s)
+		return
+	}
+	box, ok := b.read(s, size)
+	if !ok {
+		return
+	}
+	n := 8
+	if len(box) > hdr && box[hdr] == 1 {
+		n = 16
+	}
+	if len(box) >= hdr+4+n {
+		clear(box[hdr+4 : hdr+4+n])
 	}
 }
 
@@ -181,6 +211,7 @@ func (b *bmffStripper) broken(s *stripReader, limit int64) {
 func (b *bmffStripper) blank(s *stripReader, hdr []byte, size int64) {
 	free := slices.Clone(hdr)
 	copy(free[4:8], "free")
+	b.clearItems(free, b.pos)
 	s.replace(len(hdr), free)
 	s.zero, s.next = size-int64(len(hdr)), b.box
 	b.pos += size
@@ -223,22 +254,11 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		failStrip(s, errBMFFUnstrippable("its meta box is larger than 16 MiB"))
 		return
 	}
-	var buf bytes.Buffer
-	n, err := io.CopyN(&buf, s.src, size)
-	s.pending = buf.Bytes()
-	if err != nil { // cut short: what came passes as it is
-		b.pos += n
-		if err == io.EOF {
-			b.copyTo(math.MaxInt64)(s)
-		} else {
-			failStrip(s, err)
-		}
+	start := b.pos
+	box, ok := b.read(s, size)
+	if !ok {
 		return
 	}
-	box := buf.Bytes()
-	start := b.pos
-	b.pos += size
-	s.next = b.box
 	if bmffHandler(box[hdr:]) != "pict" {
 		copy(box[4:8], "free")
 		clear(box[hdr:])
@@ -265,6 +285,39 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		}
 	}
 	b.zeros = mergeSpans(b.zeros)
+}
+
+// read consumes the box at the stripper's position, size bytes, and
+// yields it after the caller has changed it in place. A box cut short is
+// yielded as it came, and the walk ends; ok is false then.
+func (b *bmffStripper) read(s *stripReader, size int64) (box []byte, ok bool) {
+	var buf bytes.Buffer
+	n, err := io.CopyN(&buf, s.src, size)
+	s.pending = buf.Bytes()
+	b.pos += n
+	switch {
+	case err == io.EOF:
+		b.copyTo(math.MaxInt64)(s)
+		return nil, false
+	case err != nil:
+		failStrip(s, err)
+		return nil, false
+	}
+	b.clearItems(s.pending, b.pos-n)
+	s.next = b.box
+	return s.pending, true
+}
+
+// clearItems zeroes the metadata item bytes in buf, the file's bytes from
+// offset at: item data is zeros in the output wherever it lies, even
+// across a box header.
+func (b *bmffStripper) clearItems(buf []byte, at int64) {
+	end := at + int64(len(buf))
+	for _, sp := range b.zeros {
+		if sp.start < end && sp.end > at {
+			clear(buf[max(sp.start, at)-at : min(sp.end, end)-at])
+		}
+	}
 }
 
 // failStrip makes the stripper return err once the bytes it has yielded

@@ -32,8 +32,8 @@ func bmffFullBox(typ string, version byte, flags uint32, parts ...[]byte) []byte
 	return bmffBox(typ, append([][]byte{vf}, parts...)...)
 }
 
-func u16(v uint16) []byte { return be.AppendUint16(nil, v) }
-func u32(v uint32) []byte { return be.AppendUint32(nil, v) }
+func u16(v uint16) []byte  { return be.AppendUint16(nil, v) }
+func u32(v uint32) []byte  { return be.AppendUint32(nil, v) }
 func cstr(s string) []byte { return append([]byte(s), 0) }
 
 // bmffPayloadBytes stands for coded pictures or samples: no zero byte, so
@@ -287,9 +287,11 @@ func qtString(s string) []byte { return append(append(u16(uint16(len(s))), u16(0
 // phoneMovie lays out an MP4 (moov last) or a MOV (moov first): one video
 // track of one sample, and the metadata phones and cameras write in
 // moov/udta (QuickTime ©xyz, ©mak, ©mod, ©swr, 3GPP loci, auth, XMP_),
-// moov/meta (Apple's keys and ilst) and a top-level XMP uuid box.
+// moov/meta (Apple's keys and ilst) and a top-level XMP uuid box, and
+// the time of the recording in the movie, track and media headers.
 func phoneMovie(mov bool) bmffFile {
 	samples := bmffPayloadBytes(900, 9)
+	const recorded = 0xEB3F1A2C // 2029, in seconds since 1904
 	ftyp := bmffBox("ftyp", []byte("isom"), u32(0x200), []byte("isomiso2avc1mp41"))
 	if mov {
 		ftyp = bmffBox("ftyp", []byte("qt  "), u32(0), []byte("qt  "))
@@ -306,9 +308,9 @@ func phoneMovie(mov bool) bmffFile {
 			bmffFullBox("stco", 0, 0, u32(1), u32(chunkAt)),
 		)
 		trak := bmffBox("trak",
-			bmffFullBox("tkhd", 0, 3, u32(0), u32(0), u32(1), u32(0), u32(1000), make([]byte, 8), u16(0), u16(0), u16(0), u16(0), matrix, u32(64<<16), u32(48<<16)),
+			bmffFullBox("tkhd", 0, 3, u32(recorded), u32(recorded), u32(1), u32(0), u32(1000), make([]byte, 8), u16(0), u16(0), u16(0), u16(0), matrix, u32(64<<16), u32(48<<16)),
 			bmffBox("mdia",
-				bmffFullBox("mdhd", 0, 0, u32(0), u32(0), u32(1000), u32(1000), u16(0x55C4), u16(0)),
+				bmffFullBox("mdhd", 0, 0, u32(recorded), u32(recorded), u32(1000), u32(1000), u16(0x55C4), u16(0)),
 				bmffFullBox("hdlr", 0, 0, u32(0), []byte("vide"), make([]byte, 12), cstr("VideoHandler")),
 				bmffBox("minf",
 					bmffFullBox("vmhd", 0, 1, make([]byte, 8)),
@@ -329,7 +331,7 @@ func phoneMovie(mov bool) bmffFile {
 		loci := bmffFullBox("loci", 0, 0, u16(0x15C7), cstr("OWNER-SECRET home"), []byte{0},
 			u32(uint32(0x100000000-8022878)), u32(2475619), u32(0), cstr("earth"), cstr(""))
 		return bmffBox("moov",
-			bmffFullBox("mvhd", 0, 0, u32(0), u32(0), u32(1000), u32(1000), u32(0x10000), u16(0x100), make([]byte, 10), matrix, make([]byte, 24), u32(2)),
+			bmffFullBox("mvhd", 0, 0, u32(recorded), u32(recorded), u32(1000), u32(1000), u32(0x10000), u16(0x100), make([]byte, 10), matrix, make([]byte, 24), u32(2)),
 			trak,
 			bmffBox("udta",
 				bmffBox("\xa9xyz", qtString("+37.7749-122.4194/")),
@@ -371,6 +373,10 @@ func phoneMovie(mov bool) bmffFile {
 			f.freed = append(f.freed, i+j-4)
 			i += j + 4
 		}
+	}
+	for _, typ := range []string{"mvhd", "tkhd", "mdhd"} {
+		at := int64(bytes.Index(f.data, []byte(typ))) + 8
+		f.zeroed = append(f.zeroed, bmffSpan{at, at + 8})
 	}
 	moovAt := bytes.Index(f.data, []byte("moov")) - 4
 	metaAt := moovAt + bytes.Index(f.data[moovAt:], []byte("meta\x00\x00\x00")) - 4

@@ -60,7 +60,7 @@ func identifying(tags map[string]any) []string {
 		if group == "System" || group == "File" || group == "ExifTool" {
 			continue
 		}
-		hit := strings.HasPrefix(group, "XMP")
+		hit := strings.HasPrefix(group, "XMP") || strings.HasSuffix(name, "Date") && fmt.Sprint(v) != "0000:00:00 00:00:00"
 		for _, w := range []string{"GPS", "Make", "Model", "Serial", "Software", "CreationDate", "DateTimeOriginal", "Location", "Owner", "Author", "Artist", "CreatorTool"} {
 			hit = hit || strings.Contains(name, w)
 		}
