@@ -156,6 +156,10 @@ func (b *bmffStripper) box(s *stripReader) {
 		b.broken(s, limit)
 		return
 	}
+	if b.overlapsItems(b.pos, b.pos+int64(hdr)) { // item data over a box header: not a layout to walk
+		b.broken(s, limit)
+		return
+	}
 	typ := string(h[4:8])
 	switch bmffAction(parent, typ) {
 	case bmffKeep:
@@ -197,17 +201,23 @@ func (b *bmffStripper) times(s *stripReader, hdr int, size int64) {
 // broken handles a box whose size does not fit: at the top level the rest
 // passes as it is (but for item bytes to zero), as with every format that
 // stops parsing; inside a container, whose contents are metadata or
-// described by the allowlist, the rest of the container is zeroed.
+// described by the allowlist, the rest of the container becomes one free
+// box (a few bytes too short for a header become zeros).
 func (b *bmffStripper) broken(s *stripReader, limit int64) {
 	if limit == math.MaxInt64 {
 		b.copyTo(limit)(s)
 		return
 	}
-	s.zero, s.next = limit-b.pos, b.box
-	b.pos = limit
+	rest := limit - b.pos // box saw eight bytes or more
+	hdr := binary.BigEndian.AppendUint32(nil, uint32(min(rest, math.MaxUint32)))
+	if rest > math.MaxUint32 {
+		clear(hdr) // to the container's end
+	}
+	b.blank(s, append(hdr, "free"...), rest)
 }
 
-// blank turns the box into a free box of the same size.
+// blank turns the box into a free box of the same size: hdr, its header,
+// is the one it had, or the one it gets.
 func (b *bmffStripper) blank(s *stripReader, hdr []byte, size int64) {
 	free := slices.Clone(hdr)
 	copy(free[4:8], "free")
@@ -254,6 +264,10 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		failStrip(s, errBMFFUnstrippable("its meta box is larger than 16 MiB"))
 		return
 	}
+	if b.overlapsItems(b.pos, b.pos+size) {
+		failStrip(s, errBMFFUnstrippable("an Exif or XMP item overlaps a later meta box"))
+		return
+	}
 	start := b.pos
 	box, ok := b.read(s, size)
 	if !ok {
@@ -264,7 +278,7 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		clear(box[hdr:])
 		return
 	}
-	items, err := bmffMetadataItems(box[hdr:], start+int64(hdr))
+	items, err := bmffMetadataItems(box, hdr, start)
 	if err == errBMFFUnparsed {
 		return // items that do not parse: the picture is kept as it is
 	}
@@ -273,10 +287,6 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		return
 	}
 	for _, sp := range items {
-		if sp.start < start {
-			failStrip(s, errBMFFUnstrippable("an Exif or XMP item lies before the meta box"))
-			return
-		}
 		if sp.start < b.pos {
 			clear(box[sp.start-start : min(sp.end, b.pos)-start])
 		}
@@ -306,6 +316,11 @@ func (b *bmffStripper) read(s *stripReader, size int64) (box []byte, ok bool) {
 	b.clearItems(s.pending, b.pos-n)
 	s.next = b.box
 	return s.pending, true
+}
+
+// overlapsItems reports whether item bytes still to zero lie in [start, end).
+func (b *bmffStripper) overlapsItems(start, end int64) bool {
+	return slices.ContainsFunc(b.zeros, func(sp bmffSpan) bool { return sp.start < end && sp.end > start })
 }
 
 // clearItems zeroes the metadata item bytes in buf, the file's bytes from
@@ -407,10 +422,32 @@ func bmffHandler(payload []byte) string {
 var errBMFFUnparsed = errors.New("the item boxes do not parse")
 
 // bmffMetadataItems lists the file ranges of a picture's metadata items:
-// Exif, mime (XMP and any other typed text) and uri items. at is the file
-// offset of payload. The error is errBMFFUnparsed when iinf or iloc does
-// not parse, errBMFFUnstrippable when an item's data lies in another item.
-func bmffMetadataItems(payload []byte, at int64) ([]bmffSpan, error) {
+// Exif, mime (XMP and any other typed text) and uri items. box is the
+// meta box, hdr the length of its header, at its file offset. The error
+// is errBMFFUnparsed when iinf or iloc does not parse; errBMFFUnstrippable
+// when an item's data lies where one pass cannot zero it alone: before the
+// box, in another item, or over the box's own structure (inside it, item
+// data belongs in idat).
+func bmffMetadataItems(box []byte, hdr int, at int64) ([]bmffSpan, error) {
+	spans, idat, err := bmffItemData(box[hdr:], at+int64(hdr))
+	if err != nil {
+		return nil, err
+	}
+	end := at + int64(len(box))
+	for _, sp := range spans {
+		switch {
+		case sp.start < at:
+			return nil, errBMFFUnstrippable("an Exif or XMP item lies before the meta box")
+		case sp.start < end && (sp.start < idat.start || min(sp.end, end) > idat.end):
+			return nil, errBMFFUnstrippable("an Exif or XMP item overlaps the meta box's structure")
+		}
+	}
+	return spans, nil
+}
+
+// bmffItemData reads a meta box's payload, at file offset at: the ranges
+// of its metadata items, and where its idat box's payload lies.
+func bmffItemData(payload []byte, at int64) ([]bmffSpan, bmffSpan, error) {
 	kids := metaChildren(payload)
 	at += int64(len(payload) - len(kids))
 	var iinf, iloc []byte
@@ -425,19 +462,20 @@ func bmffMetadataItems(payload []byte, at int64) ([]bmffSpan, error) {
 			idat = bmffSpan{at + int64(start+hdr), at + int64(end)}
 		}
 	}) {
-		return nil, errBMFFUnparsed
+		return nil, idat, errBMFFUnparsed
 	}
 	if iinf == nil {
-		return nil, nil
+		return nil, idat, nil
 	}
 	meta, ok := bmffMetadataIDs(iinf)
 	if !ok {
-		return nil, errBMFFUnparsed
+		return nil, idat, errBMFFUnparsed
 	}
 	if len(meta) == 0 {
-		return nil, nil
+		return nil, idat, nil
 	}
-	return bmffItemSpans(iloc, meta, idat)
+	spans, err := bmffItemSpans(iloc, meta, idat)
+	return spans, idat, err
 }
 
 // bmffMetadataIDs reads an iinf box's payload: the ids of its metadata items.

@@ -226,7 +226,7 @@ func TestStrippingRefusesHEIFMetadataItCannotReach(t *testing.T) {
 	})
 }
 
-func TestStrippingKeepsBrokenBMFFAsSentButBlanksBrokenContainers(t *testing.T) {
+func TestStrippingKeepsBrokenBMFFAsSentButFreesBrokenContainers(t *testing.T) {
 	heic := iPhoneHEIC().data
 	ftyp := int(be.Uint32(heic))
 	for _, tt := range []struct {
@@ -251,8 +251,10 @@ func TestStrippingKeepsBrokenBMFFAsSentButBlanksBrokenContainers(t *testing.T) {
 		out := strip(t, bytes.NewReader(in))
 		udta := bytes.LastIndex(in[:at], []byte("udta")) - 4
 		end := udta + int(be.Uint32(in[udta:]))
-		if len(out) != len(in) || !bytes.Equal(out[at:end], make([]byte, end-at)) || !bytes.Equal(out[end:end+4], in[end:end+4]) {
-			t.Fatal("the rest of the udta box is not zeroed, or more than it")
+		want := append(u32(uint32(end-at)), "free"...)
+		want = append(want, make([]byte, end-at-8)...)
+		if len(out) != len(in) || !bytes.Equal(out[at:end], want) || !bytes.Equal(out[end:end+4], in[end:end+4]) {
+			t.Fatal("the rest of the udta box is not one free box, or more than it")
 		}
 	})
 }
