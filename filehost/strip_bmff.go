@@ -18,7 +18,8 @@ import (
 // item become zeros. Every offset in the file (chunk offsets in stco and
 // co64, item locations in iloc) stays right whatever the boxes' order, the
 // output has exactly the input's length, and the walk streams: it holds
-// one box header at a time, and only a picture's meta box whole.
+// one box header at a time, and reads whole only a picture's meta box and
+// a movie's small header boxes.
 
 // bmffMaxMeta bounds the one box the walk reads whole, a picture's meta
 // box: a few kilobytes in real files, and above this the upload is refused
@@ -286,6 +287,7 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		failStrip(s, err)
 		return
 	}
+	bmffBlankProperties(box[hdr:])
 	for _, sp := range items {
 		if sp.start < b.pos {
 			clear(box[sp.start-start : min(sp.end, b.pos)-start])
@@ -316,6 +318,27 @@ func (b *bmffStripper) read(s *stripReader, size int64) (box []byte, ok bool) {
 	b.clearItems(s.pending, b.pos-n)
 	s.next = b.box
 	return s.pending, true
+}
+
+// bmffBlankProperties turns the item properties that tell of the
+// picture's making rather than its pixels into free boxes, in a meta box's
+// payload: udes (a user's name, description and tags), crtt and mdft
+// (creation and modification times). Their places in ipco stay, so the
+// property indices in ipma still point where they did.
+func bmffBlankProperties(payload []byte) {
+	var within func(b []byte, path ...string)
+	within = func(b []byte, path ...string) {
+		bmffChildren(b, func(typ string, start, hdr, end int) {
+			switch {
+			case len(path) > 0 && typ == path[0]:
+				within(b[start+hdr:end], path[1:]...)
+			case len(path) == 0 && (typ == "udes" || typ == "crtt" || typ == "mdft"):
+				copy(b[start+4:], "free")
+				clear(b[start+hdr : end])
+			}
+		})
+	}
+	within(metaChildren(payload), "iprp", "ipco")
 }
 
 // overlapsItems reports whether item bytes still to zero lie in [start, end).

@@ -161,7 +161,8 @@ type heifItem struct {
 
 // heifFile lays out ftyp, meta (hdlr, pitm, iinf, iref, iprp, iloc and
 // idat when an item uses it), then mdat, with item 1 the coded picture
-// and the others its metadata.
+// and the others its metadata. Among the properties are a user
+// description (udes) and a creation time (crtt).
 func heifFile(brands []string, config []byte, items []heifItem, withMdatFirst bool) bmffFile {
 	ftyp := []byte{}
 	ftyp = append(ftyp, brands[0]...)
@@ -218,6 +219,8 @@ func heifFile(brands []string, config []byte, items []heifItem, withMdatFirst bo
 			bmffFullBox("ispe", 0, 0, u32(4032), u32(3024)),
 			bmffBox("colr", []byte("nclx"), u16(1), u16(13), u16(1), []byte{0x80}),
 			bmffBox("irot", []byte{1}),
+			bmffFullBox("udes", 0, 0, cstr("en"), cstr("OWNER-SECRET"), cstr("at home"), cstr("family")),
+			bmffFullBox("crtt", 0, 0, u32(0), u32(0xEB3F1A2C)),
 		)
 		parts := [][]byte{
 			bmffFullBox("hdlr", 0, 0, u32(0), []byte("pict"), make([]byte, 12), cstr("")),
@@ -241,6 +244,9 @@ func heifFile(brands []string, config []byte, items []heifItem, withMdatFirst bo
 	} else {
 		mdatAt = uint32(len(ftypBox)+len(meta(0))) + 8
 		f.data = slices.Concat(ftypBox, meta(mdatAt), mdatBox)
+	}
+	for _, typ := range []string{"udes", "crtt"} {
+		f.freed = append(f.freed, bytes.Index(f.data, []byte(typ))-4)
 	}
 	idatAt := int64(bytes.Index(f.data, []byte("idat"))) + 4
 	for _, l := range locs {
