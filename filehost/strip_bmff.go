@@ -29,7 +29,7 @@ const bmffMaxMeta = 16 << 20
 // errBMFFUnstrippable refuses a picture whose metadata the one pass cannot
 // blank; with strip_metadata off it is stored as sent.
 func errBMFFUnstrippable(why string) error {
-	return invalid("the picture's metadata cannot be removed (" + why + "); re-save it, or turn strip_metadata off")
+	return invalid("the picture's metadata cannot be removed (" + why + "); re-save the picture and upload it again")
 }
 
 // bmffSpan is a range of file offsets, end exclusive.
