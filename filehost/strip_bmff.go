@@ -574,15 +574,19 @@ func bmffItemSpans(iloc []byte, ids map[uint32]bool, idat bmffSpan) ([]bmffSpan,
 			return nil, errBMFFUnparsed
 		}
 	}
-	count := uint32(r.u16())
+	var count uint32
 	if v == 2 {
 		count = r.u32()
+	} else {
+		count = uint32(r.u16())
 	}
 	var spans []bmffSpan
 	for range min(count, uint32(len(iloc))) {
-		id := uint32(r.u16())
+		var id uint32
 		if v == 2 {
 			id = r.u32()
+		} else {
+			id = uint32(r.u16())
 		}
 		method := 0
 		if v > 0 {

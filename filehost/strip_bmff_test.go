@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -316,5 +318,149 @@ func TestBMFFBrandsNameTheType(t *testing.T) {
 		if got := detectMIME(tt.head, ""); got != tt.want {
 			t.Errorf("%q: %s, want %s", tt.head[8:], got, tt.want)
 		}
+	}
+}
+
+// ilocItem is one item of a made iloc box.
+type ilocItem struct {
+	id, method, ref uint32
+	base            uint64
+	extents         [][3]uint64 // index, offset, length
+}
+
+// ilocPayload is an iloc box's payload of the given version and field sizes.
+func ilocPayload(version byte, offsetSize, lengthSize, baseSize, indexSize int, items []ilocItem) []byte {
+	field := func(b []byte, size int, v uint64) []byte {
+		switch size {
+		case 4:
+			return be.AppendUint32(b, uint32(v))
+		case 8:
+			return be.AppendUint64(b, v)
+		}
+		return b
+	}
+	b := []byte{version, 0, 0, 0, byte(offsetSize<<4 | lengthSize), byte(baseSize<<4 | indexSize)}
+	if version == 2 {
+		b = be.AppendUint32(b, uint32(len(items)))
+	} else {
+		b = be.AppendUint16(b, uint16(len(items)))
+	}
+	for _, it := range items {
+		if version == 2 {
+			b = be.AppendUint32(b, it.id)
+		} else {
+			b = be.AppendUint16(b, uint16(it.id))
+		}
+		if version > 0 {
+			b = be.AppendUint16(b, uint16(it.method))
+		}
+		b = be.AppendUint16(b, uint16(it.ref))
+		b = field(b, baseSize, it.base)
+		b = be.AppendUint16(b, uint16(len(it.extents)))
+		for _, e := range it.extents {
+			if version > 0 {
+				b = field(b, indexSize, e[0])
+			}
+			b = field(field(b, offsetSize, e[1]), lengthSize, e[2])
+		}
+	}
+	return b
+}
+
+func TestILocVersionsAndFieldSizesLocateTheMetadataItems(t *testing.T) {
+	idat := bmffSpan{1000, 1100}
+	meta := map[uint32]bool{7: true, 9: true}
+	for _, tt := range []struct {
+		name  string
+		iloc  []byte
+		want  []bmffSpan
+		fails bool
+	}{
+		{"version 0, 4-byte fields", ilocPayload(0, 4, 4, 0, 0, []ilocItem{
+			{id: 1, extents: [][3]uint64{{0, 5000, 900}}},
+			{id: 7, extents: [][3]uint64{{0, 6000, 300}}},
+		}), []bmffSpan{{6000, 6300}}, false},
+		{"version 1, a base offset and two extents", ilocPayload(1, 4, 4, 4, 0, []ilocItem{
+			{id: 7, base: 4000, extents: [][3]uint64{{0, 0, 10}, {0, 100, 20}}},
+		}), []bmffSpan{{4000, 4010}, {4100, 4120}}, false},
+		{"version 1, 8-byte base, no offset field, index field", ilocPayload(1, 0, 4, 8, 4, []ilocItem{
+			{id: 9, base: 1 << 33, extents: [][3]uint64{{1, 0, 50}}},
+		}), []bmffSpan{{1 << 33, 1<<33 + 50}}, false},
+		{"version 2, 32-bit item ids", ilocPayload(2, 4, 4, 0, 0, []ilocItem{
+			{id: 1<<20 + 7, extents: [][3]uint64{{0, 10, 10}}},
+			{id: 7, extents: [][3]uint64{{0, 20, 5}}},
+		}), []bmffSpan{{20, 25}}, false},
+		{"in idat, and a length 0 to its end", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, method: 1, extents: [][3]uint64{{0, 10, 20}}},
+			{id: 9, method: 1, extents: [][3]uint64{{0, 60, 0}}},
+		}), []bmffSpan{{1010, 1030}, {1060, 1100}}, false},
+		{"length 0 in the file: to its end", ilocPayload(1, 4, 0, 0, 0, []ilocItem{
+			{id: 7, extents: [][3]uint64{{0, 8000, 0}}},
+		}), []bmffSpan{{8000, math.MaxInt64}}, false},
+		{"in another file: not here", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, ref: 1, extents: [][3]uint64{{0, 10, 20}}},
+		}), nil, false},
+		{"in another item: refused", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, method: 2, extents: [][3]uint64{{0, 10, 20}}},
+		}), nil, true},
+		{"cut short", ilocPayload(1, 4, 4, 0, 0, []ilocItem{{id: 7, extents: [][3]uint64{{0, 10, 20}}}})[:12], nil, true},
+		{"a field size of 2", ilocPayload(1, 2, 4, 0, 0, nil), nil, true},
+		{"version 3", ilocPayload(3, 4, 4, 0, 0, nil), nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := bmffItemSpans(tt.iloc, meta, idat)
+			if (err != nil) != tt.fails || !slices.Equal(got, tt.want) {
+				t.Fatalf("%v, %v; want %v (an error: %v)", got, err, tt.want, tt.fails)
+			}
+		})
+	}
+}
+
+func TestItemInfoNamesTheMetadataItems(t *testing.T) {
+	infe := func(version byte, id uint32, typ string, rest ...string) []byte {
+		var b []byte
+		if version == 3 {
+			b = u32(id)
+		} else {
+			b = u16(uint16(id))
+		}
+		b = append(b, u16(0)...)
+		if version >= 2 {
+			b = append(b, typ...)
+		}
+		for _, s := range rest {
+			b = append(b, cstr(s)...)
+		}
+		return bmffFullBox("infe", version, 0, b)
+	}
+	iinf := func(version byte, entries ...[]byte) []byte {
+		b := []byte{version, 0, 0, 0}
+		if version == 0 {
+			b = append(b, u16(uint16(len(entries)))...)
+		} else {
+			b = append(b, u32(uint32(len(entries)))...)
+		}
+		for _, e := range entries {
+			b = append(b, e...)
+		}
+		return b
+	}
+	got, ok := bmffMetadataIDs(iinf(1,
+		infe(0, 1, "", "picture", "image/jpeg"),
+		infe(1, 2, "", "xmp", "application/rdf+xml", ""),
+		infe(2, 3, "hvc1", ""),
+		infe(2, 4, "Exif", ""),
+		infe(2, 5, "mime", "", "application/octet-stream"),
+		infe(2, 6, "uri ", "", "urn:example"),
+		infe(3, 1<<20, "Exif", ""),
+		infe(3, 8, "grid", ""),
+		infe(2, 9, "tmap", ""),
+	))
+	want := map[uint32]bool{2: true, 4: true, 5: true, 6: true, 1 << 20: true}
+	if !ok || !maps.Equal(got, want) {
+		t.Fatalf("%v, %v; want %v", got, ok, want)
+	}
+	if _, ok := bmffMetadataIDs(iinf(0, infe(2, 4, "Exif", ""))[:5]); ok {
+		t.Error("an iinf cut inside its count parsed")
 	}
 }
