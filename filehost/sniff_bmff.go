@@ -13,8 +13,11 @@ import (
 // generic mif1 too); QuickTime and 3GPP go by the major brand, since MP4
 // files often list a 3GPP brand among the others. "" leaves the file to
 // the sniffer: not BMFF, or brands such as isom and mp42 that it already
-// calls video/mp4.
+// calls video/mp4. A QuickTime movie from before ftyp is video/quicktime.
 func bmffMIME(head []byte) string {
+	if isOldQuickTime(head) {
+		return "video/quicktime"
+	}
 	if !isBMFF(head) {
 		return ""
 	}

@@ -49,9 +49,26 @@ type bmffParent struct {
 	end int64
 }
 
-// isBMFF: the first box is a file type box.
+// isBMFF: the first box is a file type box, or one a QuickTime movie
+// from before ftyp starts with (moov, mdat, or wide before mdat).
 func isBMFF(head []byte) bool {
-	return len(head) >= 12 && string(head[4:8]) == "ftyp" && binary.BigEndian.Uint32(head) >= 8
+	return len(head) >= 12 && (string(head[4:8]) == "ftyp" && binary.BigEndian.Uint32(head) >= 8 || isOldQuickTime(head))
+}
+
+// isOldQuickTime: a QuickTime movie without ftyp. The size must be binary
+// (its first byte below any printable character) as well as large enough,
+// so that text starting with four letters and "moov" is not taken for one.
+func isOldQuickTime(head []byte) bool {
+	if len(head) < 12 || head[0] >= 0x20 {
+		return false
+	}
+	switch size := binary.BigEndian.Uint32(head); string(head[4:8]) {
+	case "moov", "mdat":
+		return size >= 8 || size == 1
+	case "wide":
+		return size == 8
+	}
+	return false
 }
 
 func bmffStart(s *stripReader) {

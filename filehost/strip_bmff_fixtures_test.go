@@ -296,12 +296,18 @@ func qtString(s string) []byte { return append(append(u16(uint16(len(s))), u16(0
 // moov/meta (Apple's keys and ilst) and a top-level XMP uuid box, and
 // the time of the recording in the movie, track and media headers.
 func phoneMovie(mov bool) bmffFile {
+	if mov {
+		return movieFile(bmffBox("ftyp", []byte("qt  "), u32(0), []byte("qt  ")), true)
+	}
+	return movieFile(bmffBox("ftyp", []byte("isom"), u32(0x200), []byte("isomiso2avc1mp41")), false)
+}
+
+// oldQuickTime is a movie as QuickTime wrote them before ftyp: moov first.
+func oldQuickTime() bmffFile { return movieFile(nil, true) }
+
+func movieFile(ftyp []byte, moovFirst bool) bmffFile {
 	samples := bmffPayloadBytes(900, 9)
 	const recorded = 0xEB3F1A2C // 2029, in seconds since 1904
-	ftyp := bmffBox("ftyp", []byte("isom"), u32(0x200), []byte("isomiso2avc1mp41"))
-	if mov {
-		ftyp = bmffBox("ftyp", []byte("qt  "), u32(0), []byte("qt  "))
-	}
 	matrix := slices.Concat(u32(0x10000), u32(0), u32(0), u32(0), u32(0x10000), u32(0), u32(0), u32(0), u32(0x40000000))
 	sampleEntry := bmffBox("avc1", make([]byte, 6), u16(1), make([]byte, 16), u16(64), u16(48),
 		u32(0x480000), u32(0x480000), u32(0), u16(1), make([]byte, 32), u16(24), u16(0xFFFF))
@@ -360,7 +366,7 @@ func phoneMovie(mov bool) bmffFile {
 	uuid := bmffBox("uuid", xmpUUID, []byte(phoneXMP))
 	mdat := bmffBox("mdat", samples)
 	f := bmffFile{}
-	if mov {
+	if moovFirst {
 		m := moov(0)
 		at := uint32(len(ftyp) + len(m) + 8)
 		f.data = slices.Concat(ftyp, moov(at), mdat, uuid)

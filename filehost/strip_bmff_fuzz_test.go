@@ -11,7 +11,8 @@ import (
 )
 
 // FuzzStripBMFF runs the metadata stripper over ISO BMFF files (the data
-// after an ftyp box the brand byte picks) and checks what
+// after an ftyp box the brand byte picks, or without one, as QuickTime
+// wrote them) and checks what
 // docs/filehost.md#heif-and-mp4 promises (the list is in
 // docs/testing.md#fuzzing): the output has exactly the input's length or
 // the file is refused with a clear error; it is the same however the reads
@@ -25,9 +26,12 @@ func FuzzStripBMFF(f *testing.F) {
 		f.Add(byte(i), file[ftypLen(file):])
 		f.Add(byte(i), file[ftypLen(file):len(file)/2])
 	}
+	f.Add(byte(4), oldQuickTime().data)
 	f.Fuzz(func(t *testing.T, brand byte, data []byte) {
-		major := []string{"heic", "avif", "isom", "qt  "}[brand%4]
-		in := append(bmffBox("ftyp", []byte(major), u32(0), []byte(major)), data...)
+		in := slices.Clone(data) // 4: a QuickTime movie from before ftyp
+		if major := []string{"heic", "avif", "isom", "qt  ", ""}[brand%5]; major != "" {
+			in = append(bmffBox("ftyp", []byte(major), u32(0), []byte(major)), data...)
+		}
 		out, err := io.ReadAll(newStripReader(bytes.NewReader(in)))
 		var refused *invalidInput
 		if errors.As(err, &refused) {

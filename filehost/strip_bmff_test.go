@@ -87,6 +87,7 @@ func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
 		{"AVIF with Exif in idat.avif", exifInIdatAVIF()},
 		{"MP4 with moov last.mp4", phoneMovie(false)},
 		{"MOV with moov first.mov", phoneMovie(true)},
+		{"QuickTime movie without ftyp.mov", oldQuickTime()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.file.data
@@ -236,6 +237,7 @@ func TestStrippingKeepsBrokenBMFFAsSentButFreesBrokenContainers(t *testing.T) {
 		in   []byte
 	}{
 		{"ftyp only", heic[:ftyp]},
+		{"text with moov where a box type would be", []byte("abcdmoov\x00\x00\x00\x10udta then more words")},
 		{"cut inside meta", heic[:ftyp+40]},
 		{"top-level box larger than the file, then garbage", append(append(slices.Clone(heic[:ftyp]), "\x7f\x00\x00\x00mdat"...), bytes.Repeat([]byte{7}, 50)...)},
 		{"iloc that does not parse", bytes.Replace(slices.Clone(heic), []byte("iloc\x01"), []byte("iloc\x07"), 1)},
@@ -274,6 +276,7 @@ func TestHEIFAndMovieUploadsAreTypedServedAndStripped(t *testing.T) {
 		{"pic.avif", "image/avif", "avif", "/i/", exifInIdatAVIF()},
 		{"clip.mp4", "video/mp4", "mp4", "/v/", phoneMovie(false)},
 		{"IMG_0002.MOV", "video/quicktime", "mov", "/v/", phoneMovie(true)},
+		{"old-quicktime", "video/quicktime", "mov", "/v/", oldQuickTime()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			u := mustUpload(t, c, tt.name, tt.file.data)
@@ -314,6 +317,10 @@ func TestBMFFBrandsNameTheType(t *testing.T) {
 		{ftyp("3g2a", "3g2a"), "video/3gpp2"},
 		{ftyp("isom", "isom", "3gp4", "mp41"), "video/mp4"},
 		{ftyp("mp42", "isom", "mp42"), "video/mp4"},
+		{oldQuickTime().data[:16], "video/quicktime"},
+		{[]byte("\x00\x00\x00\x08wide\x00\x00\x10\x00mdat"), "video/quicktime"},
+		{[]byte("abcdmoov is a word in this text"), "text/plain"},
+		{[]byte("\x00\x00\x00\x04moov\x00\x00\x00\x00"), "application/octet-stream"},
 	} {
 		if got := detectMIME(tt.head, ""); got != tt.want {
 			t.Errorf("%q: %s, want %s", tt.head[8:], got, tt.want)
