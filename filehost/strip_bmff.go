@@ -159,7 +159,7 @@ func (b *bmffStripper) box(s *stripReader) {
 		b.copyTo(math.MaxInt64)(s)
 		return
 	}
-	size, hdr := int64(binary.BigEndian.Uint32(h)), 8
+	size, hdr, toEnd := int64(binary.BigEndian.Uint32(h)), 8, false
 	switch size {
 	case 1:
 		if h, ok = s.peek(16); !ok {
@@ -169,6 +169,7 @@ func (b *bmffStripper) box(s *stripReader) {
 		size, hdr = int64(binary.BigEndian.Uint64(h[8:])), 16
 	case 0: // to the end of the file, or of the parent
 		size = limit - b.pos
+		toEnd = limit == math.MaxInt64
 	}
 	if size < int64(hdr) || size > limit-b.pos {
 		b.broken(s, limit)
@@ -186,7 +187,7 @@ func (b *bmffStripper) box(s *stripReader) {
 		b.parents = append(b.parents, bmffParent{typ, b.pos + size})
 		b.copyTo(b.pos + int64(hdr))(s)
 	case bmffItems:
-		b.meta(s, hdr, size)
+		b.meta(s, hdr, size, toEnd)
 	case bmffTimes:
 		b.times(s, hdr, size)
 	default:
@@ -203,7 +204,7 @@ func (b *bmffStripper) times(s *stripReader, hdr int, size int64) {
 		b.copyTo(b.pos + size)(s)
 		return
 	}
-	box, ok := b.read(s, size)
+	box, ok := b.read(s, size, false)
 	if !ok {
 		return
 	}
@@ -277,8 +278,8 @@ func (b *bmffStripper) copyTo(end int64) stripStep {
 // meta reads a top-level meta box whole. A picture's (handler pict) has
 // its Exif and XMP items zeroed: those inside the box at once, those after
 // it as the stream reaches them. Any other top-level meta box is blanked.
-func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
-	if size > bmffMaxMeta {
+func (b *bmffStripper) meta(s *stripReader, hdr int, size int64, toEnd bool) {
+	if size > bmffMaxMeta && !toEnd {
 		failStrip(s, errBMFFUnstrippable("its meta box is larger than 16 MiB"))
 		return
 	}
@@ -287,7 +288,7 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 		return
 	}
 	start := b.pos
-	box, ok := b.read(s, size)
+	box, ok := b.read(s, size, toEnd)
 	if !ok {
 		return
 	}
@@ -316,15 +317,23 @@ func (b *bmffStripper) meta(s *stripReader, hdr int, size int64) {
 	b.zeros = mergeSpans(b.zeros)
 }
 
-// read consumes the box at the stripper's position, size bytes, and
+// read consumes the box at the stripper's position, size bytes, or all
+// that is left when the box runs to the end of the file (toEnd), and
 // yields it after the caller has changed it in place. A box cut short is
 // yielded as it came, and the walk ends; ok is false then.
-func (b *bmffStripper) read(s *stripReader, size int64) (box []byte, ok bool) {
+func (b *bmffStripper) read(s *stripReader, size int64, toEnd bool) (box []byte, ok bool) {
+	if toEnd {
+		size = bmffMaxMeta + 1
+	}
 	var buf bytes.Buffer
 	n, err := io.CopyN(&buf, s.src, size)
 	s.pending = buf.Bytes()
 	b.pos += n
 	switch {
+	case toEnd && err == nil:
+		failStrip(s, errBMFFUnstrippable("its meta box is larger than 16 MiB"))
+		return nil, false
+	case toEnd && err == io.EOF && n >= 8: // the box is the rest of the file
 	case err == io.EOF:
 		b.copyTo(math.MaxInt64)(s)
 		return nil, false

@@ -186,6 +186,30 @@ func checkBoxesIntact(t *testing.T, in, out []byte) {
 	}
 }
 
+// A meta box may run to the end of the file (size 0), as libavif's
+// pictures with everything in idat do; it is read to the end.
+func TestStrippingAMetaBoxRunningToTheEnd(t *testing.T) {
+	f := heifFile([]string{"avif", "avif", "mif1", "miaf"}, bmffBox("av1C", []byte{0x81, 0x00, 0x0C, 0x00}), []heifItem{
+		{typ: "av01", data: bmffPayloadBytes(200, 5), inIdat: true},
+		{typ: "Exif", data: heifExif(), inIdat: true},
+		{typ: "mime", contentType: "application/rdf+xml", data: []byte(phoneXMP), inIdat: true},
+	}, false)
+	cut := func(b []byte) []byte {
+		b = slices.Clone(b[:len(b)-8]) // the empty mdat
+		be.PutUint32(b[be.Uint32(b):], 0)
+		return b
+	}
+	in, want := cut(f.data), cut(f.want())
+	if got := strip(t, bytes.NewReader(in)); !bytes.Equal(got, want) {
+		t.Fatal("the Exif and XMP in the idat of a meta box of size 0 were not zeroed, or more was")
+	}
+	for _, secret := range []string{"iPhone 15 Pro", "SN-SECRET"} {
+		if !bytes.Contains(in, []byte(secret)) {
+			t.Fatalf("the made file lacks %q", secret)
+		}
+	}
+}
+
 func TestStrippingRefusesHEIFMetadataItCannotReach(t *testing.T) {
 	before := heifFile([]string{"heic", "mif1", "heic"}, bmffBox("hvcC", make([]byte, 23)), []heifItem{
 		{typ: "hvc1", data: bmffPayloadBytes(300, 1)},
