@@ -3,6 +3,7 @@ package filehost
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -396,15 +397,7 @@ type failedSource struct{ err error }
 func (f failedSource) Read([]byte) (int, error) { return 0, f.err }
 
 func mergeSpans(spans []bmffSpan) []bmffSpan {
-	slices.SortFunc(spans, func(a, b bmffSpan) int {
-		switch {
-		case a.start < b.start:
-			return -1
-		case a.start > b.start:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(spans, func(a, b bmffSpan) int { return cmp.Compare(a.start, b.start) })
 	out := spans[:0]
 	for _, sp := range spans {
 		if n := len(out); n > 0 && sp.start <= out[n-1].end {
