@@ -69,6 +69,7 @@ func linkHash(h string) (string, bool) {
 func inlineSafe(t string) bool {
 	switch t {
 	case "image/jpeg", "image/png", "image/gif", "image/webp", "image/bmp", "image/avif",
+		"image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence",
 		"image/x-icon", "image/vnd.microsoft.icon", "image/tiff":
 		return true
 	}

@@ -45,7 +45,8 @@ type stripReader struct {
 const passRest = -1
 
 // newStripReader returns src with the metadata of a JPEG, PNG, WebP or GIF
-// removed; any other content comes through unchanged.
+// removed, and that of an ISO BMFF file (HEIC, AVIF, MP4, MOV) blanked in
+// place; any other content comes through unchanged.
 func newStripReader(src io.Reader) io.Reader {
 	return newStripReaderSize(src, stripBufferSize)
 }
@@ -142,5 +143,7 @@ func stripSniff(s *stripReader) {
 		s.next = webpFirstChunk
 	case bytes.HasPrefix(head, []byte("GIF87a")) || bytes.HasPrefix(head, []byte("GIF89a")):
 		s.next = gifScreen
+	case isBMFF(head):
+		s.next = bmffStart
 	}
 }

@@ -3,7 +3,6 @@ package filehost
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/gif"
@@ -11,9 +10,6 @@ import (
 	"image/png"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -324,46 +320,6 @@ func multiPicture(t testing.TB, attr uint32, extra ...[]byte) (file, gainMap []b
 	return file, gainMap
 }
 
-// exiftoolPath returns exiftool (Debian package libimage-exiftool-perl).
-// Under CI=true its absence fails the test: only a parser that is not
-// Folio's own shows that nothing it knows is left.
-func exiftoolPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("exiftool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("exiftool is not installed (apt-get install libimage-exiftool-perl); CI needs it")
-		}
-		t.Skip("exiftool is not installed (apt-get install libimage-exiftool-perl): skipping the outside check")
-	}
-	return p
-}
-
-// exiftoolRun runs exiftool with args on b written to a file.
-func exiftoolRun(t *testing.T, b []byte, args ...string) []byte {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "photo.jpg")
-	if err := os.WriteFile(f, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(exiftoolPath(t), append(args, f)...).Output()
-	if err != nil {
-		t.Fatalf("exiftool %v: %v", args, err)
-	}
-	return out
-}
-
-// exiftoolTags is every tag exiftool finds in b, as group:name → value,
-// unknown tags and duplicates included.
-func exiftoolTags(t *testing.T, b []byte) map[string]any {
-	t.Helper()
-	var got []map[string]any
-	if err := json.Unmarshal(exiftoolRun(t, b, "-j", "-a", "-G1", "-u", "-n"), &got); err != nil || len(got) != 1 {
-		t.Fatalf("exiftool's answer: %v", err)
-	}
-	return got[0]
-}
-
 // keptGroups are the exiftool groups a stripped JPEG may show: exiftool's
 // and the file's own, the colour profile, the JFIF header, the MPF index,
 // the gain-map XMP, and IFD0 for the orientation alone.
@@ -376,7 +332,7 @@ var identifying = regexp.MustCompile(`(?i)^make$|model|serial|^gps|date|owner|fi
 // what docs/filehost.md#metadata-stripping keeps.
 func checkNothingIdentifying(t *testing.T, b []byte) map[string]any {
 	t.Helper()
-	tags := exiftoolTags(t, b)
+	tags := exiftoolTags(t, "photo.jpg", b)
 	for k, v := range tags {
 		group, name, _ := strings.Cut(k, ":")
 		switch {
@@ -400,7 +356,7 @@ func checkNothingIdentifying(t *testing.T, b []byte) map[string]any {
 // iccOf is the ICC profile exiftool extracts from b.
 func iccOf(t *testing.T, b []byte) []byte {
 	t.Helper()
-	return exiftoolRun(t, b, "-b", "-ICC_Profile")
+	return exiftoolRun(t, "photo.jpg", b, "-b", "-ICC_Profile")
 }
 
 func TestUploadedCameraPhotosKeepNothingIdentifying(t *testing.T) {
@@ -437,7 +393,7 @@ func TestUploadedCameraPhotosKeepNothingIdentifying(t *testing.T) {
 					t.Fatalf("MP image 2 at %v, %v bytes; the file has %d", start, length, len(out))
 				}
 				gm := out[int(start):]
-				if extracted := exiftoolRun(t, out, "-b", "-MPImage2"); !bytes.Equal(extracted, gm) {
+				if extracted := exiftoolRun(t, "photo.jpg", out, "-b", "-MPImage2"); !bytes.Equal(extracted, gm) {
 					t.Fatalf("exiftool extracts %d bytes as the gain map, the MPF index gives %d", len(extracted), len(gm))
 				}
 				samePixels(t, jpeg.Decode, gainMap, gm)
@@ -464,7 +420,7 @@ func TestUploadedCameraPhotosKeepNothingIdentifying(t *testing.T) {
 			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			before := exiftoolTags(t, tt.in)
+			before := exiftoolTags(t, "photo.jpg", tt.in)
 			for _, k := range tt.before {
 				if before[k] == nil {
 					t.Fatalf("exiftool finds no %s in the file as sent: not shaped as the camera's", k)

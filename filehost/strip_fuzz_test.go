@@ -90,6 +90,9 @@ func FuzzStrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, format byte, data []byte) {
 		in := stripInput(format, data)
+		if isBMFF(in) {
+			return // FuzzStripBMFF's, which may refuse a layout it cannot strip
+		}
 		out, err := io.ReadAll(newStripReader(bytes.NewReader(in)))
 		if err != nil {
 			t.Fatalf("the stripper refused %d bytes read whole: %v", len(in), err)

@@ -131,8 +131,12 @@ func validExt(ext string) bool {
 
 // detectMIME sniffs the content; when the sniffer only knows "some bytes" or
 // "some text" (or generic XML), the extension's registered type is used.
-// The part's own Content-Type header is never consulted.
+// The part's own Content-Type header is never consulted; an ISO BMFF file
+// (HEIC, AVIF, MOV, 3GP) is named by its brands (bmffMIME).
 func detectMIME(head []byte, ext string) string {
+	if t := bmffMIME(head); t != "" {
+		return t
+	}
 	sniffed := mediaType(http.DetectContentType(head))
 	byExt := ""
 	if ext != "" {
@@ -168,6 +172,8 @@ var preferredExt = map[string]string{
 	"audio/wave": "wav", "audio/ogg": "ogg", "application/ogg": "ogg", "audio/aiff": "aiff",
 	"application/pdf": "pdf", "application/zip": "zip", "application/x-gzip": "gz",
 	"text/plain": "txt", "text/html": "html", "text/xml": "xml", "application/json": "json",
+	"image/heic": "heic", "image/heif": "heif", "image/heic-sequence": "heics",
+	"image/heif-sequence": "heifs", "video/quicktime": "mov", "video/3gpp": "3gp", "video/3gpp2": "3g2",
 }
 
 // mimeExt derives an extension for a name that had none. The system's

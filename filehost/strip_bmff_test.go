@@ -1,0 +1,458 @@
+package filehost
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// identifyingTags lists the tags that tell where, when, on what or by whom a
+// file was made; what exiftool reports of the file itself (its name, size
+// and times on disk) is not among them.
+func identifyingTags(tags map[string]any) []string {
+	var found []string
+	for k, v := range tags {
+		group, name, _ := strings.Cut(k, ":")
+		if group == "System" || group == "File" || group == "ExifTool" {
+			continue
+		}
+		hit := strings.HasPrefix(group, "XMP") || strings.HasSuffix(name, "Date") && fmt.Sprint(v) != "0000:00:00 00:00:00"
+		for _, w := range []string{"GPS", "Make", "Model", "Serial", "Software", "CreationDate", "DateTimeOriginal", "Location", "Owner", "Author", "Artist", "CreatorTool"} {
+			hit = hit || strings.Contains(name, w)
+		}
+		s := fmt.Sprint(v)
+		for _, secret := range bmffSecrets {
+			hit = hit || strings.Contains(s, secret)
+		}
+		if hit {
+			found = append(found, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		file bmffFile
+	}{
+		{"iPhone HEIC.heic", iPhoneHEIC()},
+		{"AVIF with Exif in idat.avif", exifInIdatAVIF()},
+		{"MP4 with moov last.mp4", phoneMovie(false)},
+		{"MOV with moov first.mov", phoneMovie(true)},
+		{"QuickTime movie without ftyp.mov", oldQuickTime()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.file.data
+			out := strip(t, bytes.NewReader(in))
+			if len(out) != len(in) {
+				t.Fatalf("%d bytes in, %d out: blanking keeps every offset", len(in), len(out))
+			}
+			if want := tt.file.want(); !bytes.Equal(out, want) {
+				for i := range out {
+					if out[i] != want[i] {
+						t.Fatalf("first difference from the expected output at %d: %#x, want %#x", i, out[i], want[i])
+					}
+				}
+			}
+			present := 0
+			for _, secret := range bmffSecrets {
+				if bytes.Contains(in, []byte(secret)) {
+					present++
+				}
+				if i := bytes.Index(out, []byte(secret)); i >= 0 {
+					t.Errorf("%q left at %d", secret, i)
+				}
+			}
+			if present < 4 {
+				t.Fatalf("the made file holds only %d of the secrets", present)
+			}
+			c := tt.file.coded
+			if !bytes.Equal(out[c.start:c.end], in[c.start:c.end]) {
+				t.Error("the coded picture or samples changed")
+			}
+			checkBoxesIntact(t, in, out)
+			for name, r := range map[string]io.Reader{
+				"one byte at a time": iotest.OneByteReader(bytes.NewReader(in)),
+				"half reads":         iotest.HalfReader(bytes.NewReader(in)),
+				"EOF with the data":  iotest.DataErrReader(bytes.NewReader(in)),
+			} {
+				if got := strip(t, r); !bytes.Equal(got, out) {
+					t.Errorf("%s: output differs", name)
+				}
+			}
+			for _, size := range []int{16, 100, len(in)} {
+				got, err := io.ReadAll(newStripReaderSize(bytes.NewReader(in), size))
+				if err != nil || !bytes.Equal(got, out) {
+					t.Errorf("a %d-byte buffer: %d bytes, %v", size, len(got), err)
+				}
+			}
+			if again := strip(t, bytes.NewReader(out)); !bytes.Equal(again, out) {
+				t.Error("stripping the stripped file changed it")
+			}
+
+			if found := identifyingTags(exiftoolTags(t, tt.name, in, "-ee")); len(found) < 3 {
+				t.Fatalf("exiftool reads too little from the made file for the check to mean anything: %v", found)
+			}
+			if found := identifyingTags(exiftoolTags(t, tt.name, out, "-ee")); len(found) > 0 {
+				t.Errorf("exiftool still reads %v", found)
+			}
+		})
+	}
+}
+
+// checkBoxesIntact walks both files' top-level boxes and a movie's chunk
+// offsets: the same sizes in the same places, free boxes only where the
+// input had metadata, and each chunk offset pointing at the same sample
+// bytes as before.
+func checkBoxesIntact(t *testing.T, in, out []byte) {
+	t.Helper()
+	type box struct {
+		typ        string
+		start, end int
+	}
+	walk := func(b []byte) []box {
+		var boxes []box
+		if !bmffChildren(b, func(typ string, start, _, end int) { boxes = append(boxes, box{typ, start, end}) }) {
+			t.Fatal("the top-level boxes do not parse")
+		}
+		return boxes
+	}
+	a, b := walk(in), walk(out)
+	if len(a) != len(b) {
+		t.Fatalf("%d top-level boxes, then %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].start != b[i].start || a[i].end != b[i].end || a[i].typ != b[i].typ && b[i].typ != "free" {
+			t.Errorf("box %d was %+v, is %+v", i, a[i], b[i])
+		}
+		if a[i].typ == "mdat" && b[i].typ == "mdat" && bytes.Contains(in, []byte("stco")) && !bytes.Equal(in[a[i].start:a[i].end], out[b[i].start:b[i].end]) {
+			t.Error("a movie's mdat changed")
+		}
+	}
+	if at := bytes.Index(out, []byte("stco")); at >= 0 {
+		chunk := int(be.Uint32(out[at+12:]))
+		if !bytes.Equal(in[at:at+16], out[at:at+16]) || !bytes.Equal(out[chunk:chunk+64], in[chunk:chunk+64]) {
+			t.Error("the chunk offset moved or its samples changed")
+		}
+	}
+}
+
+// A meta box may run to the end of the file (size 0), as libavif's
+// pictures with everything in idat do; it is read to the end.
+func TestStrippingAMetaBoxRunningToTheEnd(t *testing.T) {
+	f := heifFile([]string{"avif", "avif", "mif1", "miaf"}, bmffBox("av1C", []byte{0x81, 0x00, 0x0C, 0x00}), []heifItem{
+		{typ: "av01", data: bmffPayloadBytes(200, 5), inIdat: true},
+		{typ: "Exif", data: heifExif(), inIdat: true},
+		{typ: "mime", contentType: "application/rdf+xml", data: []byte(phoneXMP), inIdat: true},
+	}, false)
+	cut := func(b []byte) []byte {
+		b = slices.Clone(b[:len(b)-8]) // the empty mdat
+		be.PutUint32(b[be.Uint32(b):], 0)
+		return b
+	}
+	in, want := cut(f.data), cut(f.want())
+	if got := strip(t, bytes.NewReader(in)); !bytes.Equal(got, want) {
+		t.Fatal("the Exif and XMP in the idat of a meta box of size 0 were not zeroed, or more was")
+	}
+	for _, secret := range []string{"iPhone 15 Pro", "SN-SECRET"} {
+		if !bytes.Contains(in, []byte(secret)) {
+			t.Fatalf("the made file lacks %q", secret)
+		}
+	}
+}
+
+func TestStrippingRefusesHEIFMetadataItCannotReach(t *testing.T) {
+	before := heifFile([]string{"heic", "mif1", "heic"}, bmffBox("hvcC", make([]byte, 23)), []heifItem{
+		{typ: "hvc1", data: bmffPayloadBytes(300, 1)},
+		{typ: "Exif", data: heifExif()},
+	}, true)
+	heic := iPhoneHEIC().data
+	huge := append(slices.Clone(heic[:be.Uint32(heic)]), u32(bmffMaxMeta+1)...)
+	huge = append(huge, "meta\x00\x00\x00\x00"...)
+	huge = append(huge, make([]byte, 1000)...)
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		msg  string
+	}{
+		{"Exif before meta", before.data, "before the meta box"},
+		{"a meta box over 16 MiB", huge, "larger than 16 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !isBMFF(tt.in) || !bytes.Contains(tt.in, []byte("meta")) {
+				t.Fatal("not the file meant")
+			}
+			_, err := io.ReadAll(newStripReader(bytes.NewReader(tt.in)))
+			var ii *invalidInput
+			if !errors.As(err, &ii) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("got %v, want a refusal saying %q", err, tt.msg)
+			}
+		})
+	}
+	t.Run("through the API", func(t *testing.T) {
+		e := newTestEnv(t)
+		_, c := e.newUser("alice", 0)
+		expectUploadError(t, c.Upload("/api/v1/upload", "file", "odd.heic", before.data), http.StatusBadRequest, 40000)
+		if e.count("SELECT COUNT(*) FROM files") != 0 || len(e.storedKeys()) != 0 {
+			t.Fatal("a refused upload left a file or a row")
+		}
+		e.setUpload(func(u *UploadSettings) { u.StripMetadata = false })
+		u := mustUpload(t, c, "odd.heic", before.data)
+		if got := c.Do("GET", u.path(), nil).Expect(http.StatusOK).Body; !bytes.Equal(got, before.data) {
+			t.Fatal("with strip_metadata off the file must be stored as sent")
+		}
+	})
+}
+
+func TestStrippingKeepsBrokenBMFFAsSentButFreesBrokenContainers(t *testing.T) {
+	heic := iPhoneHEIC().data
+	ftyp := int(be.Uint32(heic))
+	for _, tt := range []struct {
+		name string
+		in   []byte
+	}{
+		{"ftyp only", heic[:ftyp]},
+		{"text with moov where a box type would be", []byte("abcdmoov\x00\x00\x00\x10udta then more words")},
+		{"cut inside meta", heic[:ftyp+40]},
+		{"top-level box larger than the file, then garbage", append(append(slices.Clone(heic[:ftyp]), "\x7f\x00\x00\x00mdat"...), bytes.Repeat([]byte{7}, 50)...)},
+		{"iloc that does not parse", bytes.Replace(slices.Clone(heic), []byte("iloc\x01"), []byte("iloc\x07"), 1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strip(t, bytes.NewReader(tt.in)); !bytes.Equal(got, tt.in) {
+				t.Fatalf("stored %d bytes differing from the %d sent", len(got), len(tt.in))
+			}
+		})
+	}
+	t.Run("a box in udta overrunning it", func(t *testing.T) {
+		in := phoneMovie(true).data
+		at := bytes.Index(in, []byte("\xa9mak")) - 4
+		be.PutUint32(in[at:], 0x7fffffff)
+		out := strip(t, bytes.NewReader(in))
+		udta := bytes.LastIndex(in[:at], []byte("udta")) - 4
+		end := udta + int(be.Uint32(in[udta:]))
+		want := append(u32(uint32(end-at)), "free"...)
+		want = append(want, make([]byte, end-at-8)...)
+		if len(out) != len(in) || !bytes.Equal(out[at:end], want) || !bytes.Equal(out[end:end+4], in[end:end+4]) {
+			t.Fatal("the rest of the udta box is not one free box, or more than it")
+		}
+	})
+}
+
+func TestHEIFAndMovieUploadsAreTypedServedAndStripped(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	heic := iPhoneHEIC().data
+	for _, tt := range []struct {
+		name, mimetype, ext, prefix string
+		file                        bmffFile
+	}{
+		{"IMG_0001.HEIC", "image/heic", "heic", "/i/", iPhoneHEIC()},
+		{"no-extension", "image/heic", "heic", "/i/", bmffFile{data: append(slices.Clone(heic), 0)}},
+		{"pic.avif", "image/avif", "avif", "/i/", exifInIdatAVIF()},
+		{"clip.mp4", "video/mp4", "mp4", "/v/", phoneMovie(false)},
+		{"IMG_0002.MOV", "video/quicktime", "mov", "/v/", phoneMovie(true)},
+		{"old-quicktime", "video/quicktime", "mov", "/v/", oldQuickTime()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			u := mustUpload(t, c, tt.name, tt.file.data)
+			if u.Mimetype != tt.mimetype || u.Extension != tt.ext || !strings.Contains(u.Links.URL, tt.prefix) {
+				t.Errorf("%s, .%s, %s; want %s, .%s under %s", u.Mimetype, u.Extension, u.Links.URL, tt.mimetype, tt.ext, tt.prefix)
+			}
+			if u.Links.ThumbnailURL != "" {
+				t.Errorf("thumbnail_url %q: no thumbnail can be made of it", u.Links.ThumbnailURL)
+			}
+			res := c.Do("GET", u.path(), nil).Expect(http.StatusOK)
+			if res.Header.Get("Content-Type") != tt.mimetype || res.Header.Get("Content-Security-Policy") != "" {
+				t.Errorf("served as %q with CSP %q", res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
+			}
+			if !bytes.Equal(res.Body, strip(t, bytes.NewReader(tt.file.data))) {
+				t.Error("the served bytes are not the stripped ones")
+			}
+			c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
+		})
+	}
+}
+
+func TestBMFFBrandsNameTheType(t *testing.T) {
+	ftyp := func(major string, compat ...string) []byte {
+		return bmffBox("ftyp", []byte(major), u32(0), []byte(strings.Join(compat, "")))
+	}
+	for _, tt := range []struct {
+		head []byte
+		want string
+	}{
+		{ftyp("heic", "mif1", "MiHE", "miaf", "MiHB", "heic"), "image/heic"},
+		{ftyp("mif1", "mif1", "heic"), "image/heic"},
+		{ftyp("mif1", "mif1", "miaf"), "image/heif"},
+		{ftyp("avif", "avif", "mif1", "miaf"), "image/avif"},
+		{ftyp("avis", "avis", "msf1", "avif"), "image/avif"},
+		{ftyp("msf1", "msf1", "hevc"), "image/heic-sequence"},
+		{ftyp("qt  ", "qt  "), "video/quicktime"},
+		{ftyp("3gp4", "isom", "3gp4"), "video/3gpp"},
+		{ftyp("3g2a", "3g2a"), "video/3gpp2"},
+		{ftyp("isom", "isom", "3gp4", "mp41"), "video/mp4"},
+		{ftyp("mp42", "isom", "mp42"), "video/mp4"},
+		{oldQuickTime().data[:16], "video/quicktime"},
+		{[]byte("\x00\x00\x00\x08wide\x00\x00\x10\x00mdat"), "video/quicktime"},
+		{[]byte("abcdmoov is a word in this text"), "text/plain"},
+		{[]byte("\x00\x00\x00\x04moov\x00\x00\x00\x00"), "application/octet-stream"},
+	} {
+		if got := detectMIME(tt.head, ""); got != tt.want {
+			t.Errorf("%q: %s, want %s", tt.head[8:], got, tt.want)
+		}
+	}
+}
+
+// ilocItem is one item of a made iloc box.
+type ilocItem struct {
+	id, method, ref uint32
+	base            uint64
+	extents         [][3]uint64 // index, offset, length
+}
+
+// ilocPayload is an iloc box's payload of the given version and field sizes.
+func ilocPayload(version byte, offsetSize, lengthSize, baseSize, indexSize int, items []ilocItem) []byte {
+	field := func(b []byte, size int, v uint64) []byte {
+		switch size {
+		case 4:
+			return be.AppendUint32(b, uint32(v))
+		case 8:
+			return be.AppendUint64(b, v)
+		}
+		return b
+	}
+	b := []byte{version, 0, 0, 0, byte(offsetSize<<4 | lengthSize), byte(baseSize<<4 | indexSize)}
+	if version == 2 {
+		b = be.AppendUint32(b, uint32(len(items)))
+	} else {
+		b = be.AppendUint16(b, uint16(len(items)))
+	}
+	for _, it := range items {
+		if version == 2 {
+			b = be.AppendUint32(b, it.id)
+		} else {
+			b = be.AppendUint16(b, uint16(it.id))
+		}
+		if version > 0 {
+			b = be.AppendUint16(b, uint16(it.method))
+		}
+		b = be.AppendUint16(b, uint16(it.ref))
+		b = field(b, baseSize, it.base)
+		b = be.AppendUint16(b, uint16(len(it.extents)))
+		for _, e := range it.extents {
+			if version > 0 {
+				b = field(b, indexSize, e[0])
+			}
+			b = field(field(b, offsetSize, e[1]), lengthSize, e[2])
+		}
+	}
+	return b
+}
+
+func TestILocVersionsAndFieldSizesLocateTheMetadataItems(t *testing.T) {
+	idat := bmffSpan{1000, 1100}
+	meta := map[uint32]bool{7: true, 9: true}
+	for _, tt := range []struct {
+		name  string
+		iloc  []byte
+		want  []bmffSpan
+		fails bool
+	}{
+		{"version 0, 4-byte fields", ilocPayload(0, 4, 4, 0, 0, []ilocItem{
+			{id: 1, extents: [][3]uint64{{0, 5000, 900}}},
+			{id: 7, extents: [][3]uint64{{0, 6000, 300}}},
+		}), []bmffSpan{{6000, 6300}}, false},
+		{"version 1, a base offset and two extents", ilocPayload(1, 4, 4, 4, 0, []ilocItem{
+			{id: 7, base: 4000, extents: [][3]uint64{{0, 0, 10}, {0, 100, 20}}},
+		}), []bmffSpan{{4000, 4010}, {4100, 4120}}, false},
+		{"version 1, 8-byte base, no offset field, index field", ilocPayload(1, 0, 4, 8, 4, []ilocItem{
+			{id: 9, base: 1 << 33, extents: [][3]uint64{{1, 0, 50}}},
+		}), []bmffSpan{{1 << 33, 1<<33 + 50}}, false},
+		{"version 2, 32-bit item ids", ilocPayload(2, 4, 4, 0, 0, []ilocItem{
+			{id: 1<<20 + 7, extents: [][3]uint64{{0, 10, 10}}},
+			{id: 7, extents: [][3]uint64{{0, 20, 5}}},
+		}), []bmffSpan{{20, 25}}, false},
+		{"in idat, and a length 0 to its end", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, method: 1, extents: [][3]uint64{{0, 10, 20}}},
+			{id: 9, method: 1, extents: [][3]uint64{{0, 60, 0}}},
+		}), []bmffSpan{{1010, 1030}, {1060, 1100}}, false},
+		{"length 0 in the file: to its end", ilocPayload(1, 4, 0, 0, 0, []ilocItem{
+			{id: 7, extents: [][3]uint64{{0, 8000, 0}}},
+		}), []bmffSpan{{8000, math.MaxInt64}}, false},
+		{"in another file: not here", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, ref: 1, extents: [][3]uint64{{0, 10, 20}}},
+		}), nil, false},
+		{"in another item: refused", ilocPayload(1, 4, 4, 0, 0, []ilocItem{
+			{id: 7, method: 2, extents: [][3]uint64{{0, 10, 20}}},
+		}), nil, true},
+		{"cut short", ilocPayload(1, 4, 4, 0, 0, []ilocItem{{id: 7, extents: [][3]uint64{{0, 10, 20}}}})[:12], nil, true},
+		{"a field size of 2", ilocPayload(1, 2, 4, 0, 0, nil), nil, true},
+		{"version 3", ilocPayload(3, 4, 4, 0, 0, nil), nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := bmffItemSpans(tt.iloc, meta, idat)
+			if (err != nil) != tt.fails || !slices.Equal(got, tt.want) {
+				t.Fatalf("%v, %v; want %v (an error: %v)", got, err, tt.want, tt.fails)
+			}
+		})
+	}
+}
+
+func TestItemInfoNamesTheMetadataItems(t *testing.T) {
+	infe := func(version byte, id uint32, typ string, rest ...string) []byte {
+		var b []byte
+		if version == 3 {
+			b = u32(id)
+		} else {
+			b = u16(uint16(id))
+		}
+		b = append(b, u16(0)...)
+		if version >= 2 {
+			b = append(b, typ...)
+		}
+		for _, s := range rest {
+			b = append(b, cstr(s)...)
+		}
+		return bmffFullBox("infe", version, 0, b)
+	}
+	iinf := func(version byte, entries ...[]byte) []byte {
+		b := []byte{version, 0, 0, 0}
+		if version == 0 {
+			b = append(b, u16(uint16(len(entries)))...)
+		} else {
+			b = append(b, u32(uint32(len(entries)))...)
+		}
+		for _, e := range entries {
+			b = append(b, e...)
+		}
+		return b
+	}
+	got, ok := bmffMetadataIDs(iinf(1,
+		infe(0, 1, "", "picture", "image/jpeg"),
+		infe(1, 2, "", "xmp", "application/rdf+xml", ""),
+		infe(2, 3, "hvc1", ""),
+		infe(2, 4, "Exif", ""),
+		infe(2, 5, "mime", "", "application/octet-stream"),
+		infe(2, 6, "uri ", "", "urn:example"),
+		infe(3, 1<<20, "Exif", ""),
+		infe(3, 8, "grid", ""),
+		infe(2, 9, "tmap", ""),
+	))
+	want := map[uint32]bool{2: true, 4: true, 5: true, 6: true, 1 << 20: true}
+	if !ok || !maps.Equal(got, want) {
+		t.Fatalf("%v, %v; want %v", got, ok, want)
+	}
+	if _, ok := bmffMetadataIDs(iinf(0, infe(2, 4, "Exif", ""))[:5]); ok {
+		t.Error("an iinf cut inside its count parsed")
+	}
+}
