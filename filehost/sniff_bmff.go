@@ -49,3 +49,18 @@ func bmffMIME(head []byte) string {
 	}
 	return ""
 }
+
+// isBMFFAudio: an MP4 audio file or audio book (M4A, M4B, M4P, F4A, F4B
+// as the major brand). Its tags are a record's title, artist and cover,
+// not where or on what it was made, so stripping leaves it as it is
+// (docs/filehost.md#heif-and-mp4).
+func isBMFFAudio(head []byte) bool {
+	if len(head) < 12 || string(head[4:8]) != "ftyp" {
+		return false
+	}
+	switch string(head[8:12]) {
+	case "M4A ", "M4B ", "M4P ", "F4A ", "F4B ":
+		return true
+	}
+	return false
+}

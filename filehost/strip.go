@@ -143,7 +143,7 @@ func stripSniff(s *stripReader) {
 		s.next = webpFirstChunk
 	case bytes.HasPrefix(head, []byte("GIF87a")) || bytes.HasPrefix(head, []byte("GIF89a")):
 		s.next = gifScreen
-	case isBMFF(head):
+	case isBMFF(head) && !isBMFFAudio(head):
 		s.next = bmffStart
 	}
 }

@@ -456,3 +456,28 @@ func TestItemInfoNamesTheMetadataItems(t *testing.T) {
 		t.Error("an iinf cut inside its count parsed")
 	}
 }
+
+// An MP4 audio file keeps its tags (title, artist, cover): they are the
+// record's, not where or on what it was made, and it is neither a picture
+// nor a movie; the same boxes in a movie are blanked.
+func TestStrippingLeavesMP4AudioAsSent(t *testing.T) {
+	tags := bmffBox("udta", bmffBox("meta", u32(0), bmffBox("ilst", bmffBox("\xa9nam", bmffBox("data", u32(1), u32(0), []byte("A Song"))))))
+	moov := bmffBox("moov", bmffBox("mvhd", make([]byte, 100)), tags)
+	for _, tt := range []struct {
+		major string
+		same  bool
+	}{
+		{"M4A ", true},
+		{"M4B ", true},
+		{"mp42", false},
+	} {
+		in := slices.Concat(bmffBox("ftyp", []byte(tt.major), u32(0), []byte(tt.major+"isom")), moov, bmffBox("mdat", bmffPayloadBytes(64, 1)))
+		out := strip(t, bytes.NewReader(in))
+		if got := bytes.Equal(out, in); got != tt.same {
+			t.Errorf("%q: stored as sent = %v, want %v", tt.major, got, tt.same)
+		}
+		if len(out) != len(in) {
+			t.Errorf("%q: %d bytes stored of %d", tt.major, len(out), len(in))
+		}
+	}
+}
