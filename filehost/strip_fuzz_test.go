@@ -104,16 +104,7 @@ func FuzzStrip(f *testing.F) {
 		if isWebP(in) && int64(binary.LittleEndian.Uint32(in[4:]))+8 >= int64(len(in)) && len(out) != len(in) {
 			t.Fatalf("a WebP of %d bytes, all inside its RIFF chunk, became %d", len(in), len(out))
 		}
-		if len(in) <= 64<<10 {
-			cut, err := io.ReadAll(iotest.OneByteReader(newStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
-			if err != nil || !bytes.Equal(cut, out) {
-				t.Fatalf("read a byte at a time: %d bytes, %v; read whole: %d bytes", len(cut), err, len(out))
-			}
-		}
-		again, err := io.ReadAll(newStripReader(bytes.NewReader(out)))
-		if err != nil || !bytes.Equal(again, out) {
-			t.Fatalf("stripping the output again gave %d bytes (%v), not the %d it had", len(again), err, len(out))
-		}
+		checkStripSteady(t, in, out)
 		if what := metadataLeft(out); what != "" {
 			t.Fatalf("%s left in the output", what)
 		}
@@ -400,4 +391,21 @@ func firstExifOrientation(b []byte) int {
 		return true
 	})
 	return o
+}
+
+// checkStripSteady fails unless out, what stripping in read whole gave, is
+// what stripping gives however the reads are cut (checked a byte at a time
+// up to 64 KiB), and stripping out again changes nothing.
+func checkStripSteady(t *testing.T, in, out []byte) {
+	t.Helper()
+	if len(in) <= 64<<10 {
+		cut, err := io.ReadAll(iotest.OneByteReader(newStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
+		if err != nil || !bytes.Equal(cut, out) {
+			t.Fatalf("read a byte at a time: %d bytes, %v; read whole: %d bytes", len(cut), err, len(out))
+		}
+	}
+	again, err := io.ReadAll(newStripReader(bytes.NewReader(out)))
+	if err != nil || !bytes.Equal(again, out) {
+		t.Fatalf("stripping the output again gave %d bytes (%v), not the %d it had", len(again), err, len(out))
+	}
 }

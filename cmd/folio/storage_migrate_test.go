@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"folio/filehost"
 	"folio/storage"
@@ -280,16 +278,7 @@ func TestStorageMigrateToS3AndBack(t *testing.T) {
 		if err != nil || typ == "" {
 			t.Fatalf("type of %s: %q, %v", key, typ, err)
 		}
-		link, err := bucket.PresignGet(key, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.Get(link)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if got := resp.Header.Get("Content-Type"); got != typ {
+		if got := storagetest.ContentType(t, bucket, key); got != typ {
 			t.Errorf("%s in the bucket has Content-Type %q, want %q", key, got, typ)
 		}
 	}

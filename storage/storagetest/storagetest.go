@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -116,4 +117,25 @@ func RemoveBucket(t testing.TB, s *storage.S3) {
 	if err := s.DeleteBucket(ctx); err != nil {
 		t.Errorf("delete bucket: %v", err)
 	}
+}
+
+// ContentType is the Content-Type the bucket itself serves for key, read
+// through a presigned URL (without Folio's own headers), as a CDN or a
+// client that reads the bucket directly would see it; a missing object
+// fails the test.
+func ContentType(t testing.TB, s *storage.S3, key string) string {
+	t.Helper()
+	link, err := s.PresignGet(key, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s in the bucket: %s", key, resp.Status)
+	}
+	return resp.Header.Get("Content-Type")
 }
