@@ -112,7 +112,13 @@ func (s *Service) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sh.HasPassword && !s.passwordCookieOK(r, sh) {
-		s.renderPassword(w, r, http.StatusOK, sh, "")
+		msg := ""
+		// A form that would refuse every answer says so at once, rather
+		// than after the visitor has typed one.
+		if until, locked := sh.lockedUntil(s.now()); locked {
+			msg = "This link has had too many wrong passwords. It takes answers again at " + until.UTC().Format("15:04") + " UTC."
+		}
+		s.renderPassword(w, r, http.StatusOK, sh, msg)
 		return
 	}
 	// A HEAD (a link checker) sees whether the page is there without

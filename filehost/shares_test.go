@@ -434,6 +434,10 @@ func TestSharePasswordGuessesAreLimitedPerLink(t *testing.T) {
 	}
 	// The right password too, or the lock would not stop a guesser.
 	answer("open sesame").Expect(429)
+	// The form says so before anyone types an answer into it.
+	if form, _ := visitorAt(t, two, "198.51.100.240", path); !contains(form.Do("GET", path, nil).Expect(200), "too many wrong passwords. It takes answers again at ") {
+		t.Fatal("the password form of a locked link does not say it is locked")
+	}
 	clock.advance(10 * time.Minute)
 	if ra := answer("open sesame").Expect(429).Header.Get("Retry-After"); ra != "300" {
 		t.Fatalf("Retry-After %q, want the 300 seconds left of the window", ra)
