@@ -185,6 +185,33 @@ func TestVisibilityChangesShowAtOnceInEveryProcess(t *testing.T) {
 	}
 }
 
+// Two processes of other machines share no change counters: each then
+// resolves a short link from the database on every request rather than
+// trusting what it remembers, so a file made restricted through one is
+// refused by the other at once, and served again once unlisted.
+func TestVisibilityChangesShowAtOnceWithoutSharedCounters(t *testing.T) {
+	cfg := sqlstoreConfig(t)
+	if cfg.Driver != "postgres" {
+		t.Skip("on SQLite every process shares the database's change counters: FOLIO_TEST_POSTGRES_DSN runs this")
+	}
+	dir := t.TempDir()
+	one := newTestEnvOn(t, cfg.Open(t), dir)
+	two := newTestEnvOn(t, cfg.Open(t), dir) // its own handle: counters of its own
+	_, alice := one.newUser("alice", 0)
+	u := mustUpload(t, alice, "a.png", pngBytes(t, 30, 20), "visibility", "unlisted")
+	for _, step := range []struct {
+		visibility string
+		status     int
+	}{{"unlisted", 200}, {"restricted", 404}, {"unlisted", 200}} {
+		setVis(t, alice, u.ID, step.visibility)
+		for _, p := range []string{"/i/", "/t/", "/f/"} {
+			for range 2 { // the second must not come from memory either
+				two.c.Do("GET", p+u.hash(), nil).Expect(step.status)
+			}
+		}
+	}
+}
+
 // Content uploaded by several users has one short link: anyone may read it
 // while one of its records is public or unlisted; when all are restricted,
 // only their owners may.
