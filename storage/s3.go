@@ -19,7 +19,8 @@ import (
 	"time"
 )
 
-// S3Config names a bucket on an S3-compatible server (decisions §8).
+// S3Config names a bucket on an S3-compatible server (its keys are the
+// storage.s3.* settings of the README and docs/scaling.md#moving-to-s3).
 type S3Config struct {
 	Endpoint, Bucket, Region, AccessKey, SecretKey, Prefix string
 	// PathStyle addresses the bucket as the first path segment
