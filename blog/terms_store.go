@@ -135,3 +135,12 @@ func insertTerm(ctx context.Context, tx *sqlstore.Tx, table termTable, t Term) e
 	}
 	return err
 }
+
+// termLive reports whether id is a live term of table.
+func (b *Blog) termLive(ctx context.Context, table termTable, id string) (bool, error) {
+	var n int
+	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM "+string(table)+" WHERE id = $1 AND deleted_at IS NULL", id).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
