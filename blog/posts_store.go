@@ -100,6 +100,56 @@ func postOrder(public bool) string {
 	return " ORDER BY p.created_at DESC, p.id DESC"
 }
 
+// bumpPostsVersion marks the posts as changed.
+func bumpPostsVersion(ctx context.Context, q sqlstore.Querier) error {
+	if err := setMeta(ctx, q, postsVersionKey, sqlstore.NewID()); err != nil {
+		return fmt.Errorf("blog: mark posts changed: %w", err)
+	}
+	return nil
+}
+
+// postsVersion reads the posts version; "" before the first change.
+func (b *Blog) postsVersion(ctx context.Context) (string, error) {
+	var version string
+	err := b.db.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", postsVersionKey).Scan(&version)
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return "", fmt.Errorf("blog: posts version: %w", err)
+	}
+	return version, nil
+}
+
+// countPosts counts the posts w selects.
+func (b *Blog) countPosts(ctx context.Context, w where) (int, error) {
+	var n int
+	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("blog: count posts: %w", err)
+	}
+	return n, nil
+}
+
+// nextPublication is the publication time of the first post dated after
+// now; zero when there is none.
+func (b *Blog) nextPublication(ctx context.Context, now time.Time) (time.Time, error) {
+	var next *int64
+	if err := b.db.QueryRow(ctx, `SELECT MIN(p.published_at) FROM posts p
+			WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1`, sqlstore.FromTime(now)).Scan(&next); err != nil {
+		return time.Time{}, fmt.Errorf("blog: next publication: %w", err)
+	}
+	if next == nil {
+		return time.Time{}, nil
+	}
+	return sqlstore.Time(*next), nil
+}
+
+// postKeyAt returns the key of the post skip places into the list w
+// selects, in its order (postOrder); sqlstore.ErrNotFound past its end.
+func (b *Blog) postKeyAt(ctx context.Context, w where, public bool, skip int) (postKey, error) {
+	var k postKey
+	err := b.db.QueryRow(ctx, "SELECT p.published_at, p.created_at, p.id FROM posts p"+w.sql()+postOrder(public)+
+		" LIMIT 1 OFFSET "+w.arg(skip), w.args...).Scan(&k.published, &k.created, &k.id)
+	return k, err
+}
+
 // postPage returns the query of one page of the posts w selects, in order,
 // and its arguments. Its subquery pages the ids alone, which one of the
 // posts_*_paging indexes answers without reading a post. With a version,
