@@ -586,3 +586,19 @@ func (b *Blog) postSlugs(ctx context.Context, ids []string) (map[string]string, 
 	}
 	return out, nil
 }
+
+// postIDBySlug returns the id of the live post with slug, read through q
+// (an import's transaction); sqlstore.ErrNotFound when none.
+func postIDBySlug(ctx context.Context, q sqlstore.Querier, slug string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM posts WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	return id, err
+}
+
+// postTextBySlug returns the id, title and Markdown of the live post with
+// slug, read through q; sqlstore.ErrNotFound when none.
+func postTextBySlug(ctx context.Context, q sqlstore.Querier, slug string) (id, title, content string, err error) {
+	err = q.QueryRow(ctx, "SELECT id, title, content_markdown FROM posts WHERE slug = $1 AND deleted_at IS NULL", slug).
+		Scan(&id, &title, &content)
+	return id, title, content, err
+}

@@ -199,3 +199,11 @@ func (b *Blog) tagByName(ctx context.Context, name string) (string, error) {
 	}
 	return id, nil
 }
+
+// termIDBySlug returns the id of the live term of table with slug, read
+// through q (an import's transaction); sqlstore.ErrNotFound when none.
+func termIDBySlug(ctx context.Context, q sqlstore.Querier, table termTable, slug string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	return id, err
+}
