@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"folio/blog/ai"
@@ -16,6 +17,23 @@ const aiRequestTimeout = 60 * time.Second
 
 // aiTask is one on-demand call to the provider.
 type aiTask func(ctx context.Context, c *ai.Client, s Settings, title, markdown string) (any, error)
+
+// aiInput names the post to work on: a saved post, or the text an editor
+// has not saved yet.
+type aiInput struct {
+	PostID          string `json:"post_id"`
+	Title           string `json:"title"`
+	ContentMarkdown string `json:"content_markdown"`
+}
+
+// validate normalises the post id and asks for something to work on.
+func (in *aiInput) validate() error {
+	in.PostID = strings.ToLower(strings.TrimSpace(in.PostID))
+	if in.PostID == "" && strings.TrimSpace(in.Title) == "" && strings.TrimSpace(in.ContentMarkdown) == "" {
+		return invalid("post_id", "give post_id, or title and content_markdown")
+	}
+	return nil
+}
 
 // handleAISummary answers {summary} for a post without saving it.
 func (b *Blog) handleAISummary(w http.ResponseWriter, r *http.Request) error {

@@ -4,13 +4,10 @@ import (
 	"archive/zip"
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
-
-	"folio/sqlstore"
 )
 
 // The Folio archive (docs/export-import.md#the-folio-archive): a zip of
@@ -70,14 +67,6 @@ type archiveLink struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }
-
-// exportBatch is how many rows the export reads at a time: its memory is
-// that many posts at most, however large the blog.
-const exportBatch = 100
-
-// firstKey is below every (created_at, id) key: the nil UUID, which
-// PostgreSQL's uuid type accepts where "" would not be.
-const firstID = "00000000-0000-0000-0000-000000000000"
 
 // Export writes the blog as a Folio archive to w, streaming: each post is
 // written as it is read. Live rows only; the settings without secrets
@@ -177,57 +166,15 @@ func (a *jsonArray) close() error {
 	return err
 }
 
-// inBatches runs query (which takes the last key as $1, $2, ordered by
-// created_at then id, limited to exportBatch rows) batch after batch; scan
-// reads one row and returns its key; done is called after each batch.
-func (b *Blog) inBatches(ctx context.Context, query string, scan func(*sql.Rows) (int64, string, error), done func() error) error {
-	created, id := int64(-1<<63), firstID
-	for {
-		rows, err := b.db.Query(ctx, query, created, id)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for rows.Next() {
-			if created, id, err = scan(rows); err != nil {
-				rows.Close()
-				return err
-			}
-			n++
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		if done != nil {
-			if err := done(); err != nil {
-				return err
-			}
-		}
-		if n < exportBatch {
-			return nil
-		}
-	}
-}
-
-const batchLimit = " LIMIT 100"
-
 func (b *Blog) exportTerms(ctx context.Context, zw *archiveWriter, table termTable, n *int) error {
 	arr, err := newJSONArray(zw, string(table)+".json")
 	if err != nil {
 		return err
 	}
-	err = b.inBatches(ctx, "SELECT "+termColumns+" FROM "+string(table)+
-		" WHERE deleted_at IS NULL AND (created_at, id) > ($1, $2) ORDER BY created_at, id"+batchLimit,
-		func(rows *sql.Rows) (int64, string, error) {
-			t, err := scanTerm(rows)
-			if err != nil {
-				return 0, "", err
-			}
-			*n++
-			return sqlstore.FromTime(t.CreatedAt), t.ID, arr.add(archiveTerm{Name: t.Name, Slug: t.Slug, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
-		}, nil)
+	err = b.eachTerm(ctx, table, func(t Term) error {
+		*n++
+		return arr.add(archiveTerm{Name: t.Name, Slug: t.Slug, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", table, err)
 	}
@@ -256,38 +203,19 @@ func postFile(p *Post) []byte {
 }
 
 func (b *Blog) exportPosts(ctx context.Context, zw *archiveWriter, n *int) error {
-	var batch []*Post
-	err := b.inBatches(ctx, "SELECT "+postItemColumns+", p.content_markdown"+postFrom+
-		" WHERE p.deleted_at IS NULL AND (p.created_at, p.id) > ($1, $2) ORDER BY p.created_at, p.id"+batchLimit,
-		func(rows *sql.Rows) (int64, string, error) {
-			p := &Post{}
-			if err := scanPost(rows, &p.PostItem, &p.ContentMarkdown); err != nil {
-				return 0, "", err
-			}
-			batch = append(batch, p)
-			return sqlstore.FromTime(p.CreatedAt), p.ID, nil
-		},
-		func() error {
-			items := make([]*PostItem, len(batch))
-			for i, p := range batch {
-				items[i] = &p.PostItem
-			}
-			if err := b.loadTags(ctx, b.db, items); err != nil {
+	err := b.eachPostBatch(ctx, func(batch []*Post) error {
+		for _, p := range batch {
+			f, err := createEntry(zw, "posts/"+p.Slug+".md", p.UpdatedAt)
+			if err != nil {
 				return err
 			}
-			for _, p := range batch {
-				f, err := createEntry(zw, "posts/"+p.Slug+".md", p.UpdatedAt)
-				if err != nil {
-					return err
-				}
-				if _, err := f.Write(postFile(p)); err != nil {
-					return err
-				}
-				*n++
+			if _, err := f.Write(postFile(p)); err != nil {
+				return err
 			}
-			batch = batch[:0]
-			return nil
-		})
+			*n++
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("posts: %w", err)
 	}
@@ -306,22 +234,17 @@ func pageFile(p *Page) []byte {
 }
 
 func (b *Blog) exportPages(ctx context.Context, zw *archiveWriter, n *int) error {
-	err := b.inBatches(ctx, "SELECT "+pageColumns+" FROM pages WHERE deleted_at IS NULL AND (created_at, id) > ($1, $2) ORDER BY created_at, id"+batchLimit,
-		func(rows *sql.Rows) (int64, string, error) {
-			p, err := scanPage(rows)
-			if err != nil {
-				return 0, "", err
-			}
-			f, err := createEntry(zw, "pages/"+p.Slug+".md", p.UpdatedAt)
-			if err != nil {
-				return 0, "", err
-			}
-			if _, err := f.Write(pageFile(p)); err != nil {
-				return 0, "", err
-			}
-			*n++
-			return sqlstore.FromTime(p.CreatedAt), p.ID, nil
-		}, nil)
+	err := b.eachPage(ctx, func(p *Page) error {
+		f, err := createEntry(zw, "pages/"+p.Slug+".md", p.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(pageFile(p)); err != nil {
+			return err
+		}
+		*n++
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("pages: %w", err)
 	}
@@ -333,20 +256,10 @@ func (b *Blog) exportComments(ctx context.Context, zw *archiveWriter, n *int) er
 	if err != nil {
 		return err
 	}
-	err = b.inBatches(ctx, `SELECT c.id, p.slug, c.author, c.email, c.content, c.status, c.ip, c.user_agent, c.created_at
-		FROM comments c JOIN posts p ON p.id = c.post_id AND p.deleted_at IS NULL
-		WHERE (c.created_at, c.id) > ($1, $2) ORDER BY c.created_at, c.id`+batchLimit,
-		func(rows *sql.Rows) (int64, string, error) {
-			var id string
-			var c archiveComment
-			var created int64
-			if err := rows.Scan(&id, &c.Post, &c.Author, &c.Email, &c.Content, &c.Status, &c.IP, &c.UserAgent, &created); err != nil {
-				return 0, "", err
-			}
-			c.CreatedAt = sqlstore.Time(created)
-			*n++
-			return created, id, arr.add(c)
-		}, nil)
+	err = b.eachComment(ctx, func(c archiveComment) error {
+		*n++
+		return arr.add(c)
+	})
 	if err != nil {
 		return fmt.Errorf("comments: %w", err)
 	}
@@ -358,16 +271,11 @@ func (b *Blog) exportLinks(ctx context.Context, zw *archiveWriter, n *int) error
 	if err != nil {
 		return err
 	}
-	err = b.inBatches(ctx, "SELECT "+linkColumns+" FROM friend_links WHERE deleted_at IS NULL AND (created_at, id) > ($1, $2) ORDER BY created_at, id"+batchLimit,
-		func(rows *sql.Rows) (int64, string, error) {
-			l, err := scanLink(rows)
-			if err != nil {
-				return 0, "", err
-			}
-			*n++
-			return sqlstore.FromTime(l.CreatedAt), l.ID, arr.add(archiveLink{Name: l.Name, URL: l.URL, Description: l.Description,
-				Logo: l.Logo, Sort: l.Sort, Status: l.Status, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt})
-		}, nil)
+	err = b.eachLink(ctx, func(l *FriendLink) error {
+		*n++
+		return arr.add(archiveLink{Name: l.Name, URL: l.URL, Description: l.Description,
+			Logo: l.Logo, Sort: l.Sort, Status: l.Status, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt})
+	})
 	if err != nil {
 		return fmt.Errorf("friend links: %w", err)
 	}

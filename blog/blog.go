@@ -1,6 +1,3 @@
-// Package blog owns the blog engine: posts, pages, categories, tags,
-// comments, friend links, the runtime settings API, the administrator's
-// session endpoints, Markdown rendering and the classic server-rendered site.
 package blog
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"folio/sqlstore"
 )
@@ -197,4 +198,16 @@ func insertComment(ctx context.Context, tx *sqlstore.Tx, c AdminComment) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`, c.ID, c.PostID, c.Author, c.Email, c.Content, c.Status, c.IP, c.UserAgent,
 		sqlstore.FromTime(c.CreatedAt))
 	return err
+}
+
+// commentExists reports whether the post postID has a comment by author,
+// made at created, saying content, read through q (an import's
+// transaction).
+func commentExists(ctx context.Context, q sqlstore.Querier, postID, author string, created time.Time, content string) (bool, error) {
+	var n int
+	if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND author = $2 AND created_at = $3 AND content = $4",
+		postID, author, sqlstore.FromTime(created), content).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
 }

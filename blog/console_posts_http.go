@@ -236,17 +236,9 @@ func (b *Blog) savePostForm(ctx context.Context, cur *Post, f postForm) (string,
 func (b *Blog) tagIDsByName(ctx context.Context, names []string) ([]string, error) {
 	ids := []string{}
 	for _, name := range names {
-		var id string
-		err := b.db.QueryRow(ctx, "SELECT id FROM tags WHERE LOWER(name) = LOWER($1) AND deleted_at IS NULL ORDER BY created_at LIMIT 1", name).Scan(&id)
-		if errors.Is(err, sqlstore.ErrNotFound) {
-			t, serr := b.saveTerm(ctx, tags, "", termInput{Name: name})
-			if serr != nil {
-				return nil, fmt.Errorf("blog: create tag %q: %w", name, serr)
-			}
-			id, err = t.ID, nil
-		}
+		id, err := b.tagByName(ctx, name)
 		if err != nil {
-			return nil, fmt.Errorf("blog: find tag %q: %w", name, err)
+			return nil, err
 		}
 		ids = append(ids, id)
 	}

@@ -1,8 +1,6 @@
 package blog
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -73,42 +71,6 @@ func (b *Blog) renderTerms(w http.ResponseWriter, r *http.Request, t termTable, 
 	v.Data = d
 	b.console.Render(w, r, status, "blog-terms", v)
 	return nil
-}
-
-// termPostCounts counts the live posts, of any status, filed under each
-// of terms.
-func (b *Blog) termPostCounts(ctx context.Context, t termTable, terms []Term) (map[string]int, error) {
-	out := map[string]int{}
-	if len(terms) == 0 {
-		return out, nil
-	}
-	var w where
-	ph := make([]string, len(terms))
-	for i, it := range terms {
-		ph[i] = w.arg(it.ID)
-	}
-	in := "(" + strings.Join(ph, ", ") + ")"
-	q := "SELECT p.category_id, COUNT(*) FROM posts p WHERE p.deleted_at IS NULL AND p.category_id IN " + in + " GROUP BY p.category_id"
-	if t == tags {
-		q = "SELECT pt.tag_id, COUNT(*) FROM post_tags pt JOIN posts p ON p.id = pt.post_id AND p.deleted_at IS NULL WHERE pt.tag_id IN " + in + " GROUP BY pt.tag_id"
-	}
-	rows, err := b.db.Query(ctx, q, w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
-		}
-		out[id] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
-	}
-	return out, nil
 }
 
 func termForm(r *http.Request) termInput {

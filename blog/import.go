@@ -221,8 +221,7 @@ func (imp *importer) term(ctx context.Context, table termTable, t importTerm) (s
 	if id, ok := imp.termIDs[key]; ok {
 		return id, nil
 	}
-	var id string
-	err := imp.tx.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", in.Slug).Scan(&id)
+	id, err := termIDBySlug(ctx, imp.tx, table, in.Slug)
 	switch {
 	case err == nil:
 		count.Skipped++
@@ -256,8 +255,7 @@ func (imp *importer) termID(ctx context.Context, table termTable, slug, of strin
 	if id, ok := imp.termIDs[string(table)+"/"+slug]; ok {
 		return id, nil
 	}
-	var id string
-	err := imp.tx.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	id, err := termIDBySlug(ctx, imp.tx, table, slug)
 	switch {
 	case err == nil:
 		imp.termIDs[string(table)+"/"+slug] = id
@@ -314,9 +312,7 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		imp.res.warn("%s skipped: the export has another post with slug %q", p.Origin, p.Slug)
 		return nil
 	}
-	var id, title, content string
-	err := imp.tx.QueryRow(ctx, "SELECT id, title, content_markdown FROM posts WHERE slug = $1 AND deleted_at IS NULL", p.Slug).
-		Scan(&id, &title, &content)
+	id, title, content, err := postTextBySlug(ctx, imp.tx, p.Slug)
 	switch {
 	case err == nil:
 		imp.res.Posts.Skipped++
@@ -387,8 +383,7 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 	if p.Slug, ok = imp.slug(p.Slug, p.Title, p.Origin); !ok {
 		return nil
 	}
-	var title, content string
-	err := imp.tx.QueryRow(ctx, "SELECT title, content_markdown FROM pages WHERE slug = $1 AND deleted_at IS NULL", p.Slug).Scan(&title, &content)
+	title, content, err := pageTextBySlug(ctx, imp.tx, p.Slug)
 	switch {
 	case err == nil:
 		imp.res.Pages.Skipped++
@@ -463,8 +458,7 @@ type importComment struct {
 func (imp *importer) comment(ctx context.Context, c importComment) error {
 	m, ok := imp.posts[c.Post]
 	if !ok {
-		var id string
-		err := imp.tx.QueryRow(ctx, "SELECT id FROM posts WHERE slug = $1 AND deleted_at IS NULL", c.Post).Scan(&id)
+		id, err := postIDBySlug(ctx, imp.tx, c.Post)
 		switch {
 		case errors.Is(err, sqlstore.ErrNotFound):
 			imp.res.warn("%s skipped: no post %q", c.Origin, c.Post)
@@ -510,12 +504,11 @@ func (imp *importer) comment(ctx context.Context, c importComment) error {
 		}
 	}
 	created := sqlstore.Time(sqlstore.FromTime(orTime(&c.Created, imp.b.now())))
-	var n int
-	if err := imp.tx.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND author = $2 AND created_at = $3 AND content = $4",
-		m.id, c.Author, sqlstore.FromTime(created), c.Content).Scan(&n); err != nil {
+	dup, err := commentExists(ctx, imp.tx, m.id, c.Author, created, c.Content)
+	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if dup {
 		imp.res.Comments.Skipped++
 		return nil
 	}
@@ -536,11 +529,11 @@ func (imp *importer) link(ctx context.Context, l archiveLink, origin string) err
 		imp.res.warn("%s skipped: %v", origin, err)
 		return nil
 	}
-	var n int
-	if err := imp.tx.QueryRow(ctx, "SELECT COUNT(*) FROM friend_links WHERE url = $1 AND deleted_at IS NULL", in.URL).Scan(&n); err != nil {
+	taken, err := linkURLTaken(ctx, imp.tx, in.URL)
+	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if taken {
 		imp.res.FriendLinks.Skipped++
 		return nil
 	}

@@ -114,3 +114,13 @@ func insertLink(ctx context.Context, tx *sqlstore.Tx, l FriendLink) error {
 	}
 	return err
 }
+
+// linkURLTaken reports whether a live friend link has url, read through q
+// (an import's transaction).
+func linkURLTaken(ctx context.Context, q sqlstore.Querier, url string) (bool, error) {
+	var n int
+	if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM friend_links WHERE url = $1 AND deleted_at IS NULL", url).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}

@@ -172,3 +172,11 @@ func storePage(ctx context.Context, tx *sqlstore.Tx, p storedPage) error {
 	}
 	return noteSlug(ctx, tx, kindPage, p.id, oldSlug, slug, wasVisible, p.updated)
 }
+
+// pageTextBySlug returns the title and Markdown of the live page with
+// slug, read through q (an import's transaction); sqlstore.ErrNotFound
+// when none.
+func pageTextBySlug(ctx context.Context, q sqlstore.Querier, slug string) (title, content string, err error) {
+	err = q.QueryRow(ctx, "SELECT title, content_markdown FROM pages WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&title, &content)
+	return title, content, err
+}

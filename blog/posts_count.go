@@ -16,26 +16,6 @@ import (
 // count is never stale across processes.
 const postsVersionKey = "blog.posts_version"
 
-// bumpPostsVersion marks the posts as changed.
-func bumpPostsVersion(ctx context.Context, q sqlstore.Querier) error {
-	_, err := q.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, postsVersionKey, sqlstore.NewID())
-	if err != nil {
-		return fmt.Errorf("blog: mark posts changed: %w", err)
-	}
-	return nil
-}
-
-// postsVersion reads the posts version; "" before the first change.
-func (b *Blog) postsVersion(ctx context.Context) (string, error) {
-	var version string
-	err := b.db.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", postsVersionKey).Scan(&version)
-	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
-		return "", fmt.Errorf("blog: posts version: %w", err)
-	}
-	return version, nil
-}
-
 // Bounds of postCounts. A list more is counted each time, or paged without
 // anchors, until the next change of a post empties the cache.
 const (
@@ -89,15 +69,8 @@ func listKey(f postFilter) string {
 // is counted each time: its keys are unbounded, and its page reads the
 // posts anyway.
 func (b *Blog) postTotal(ctx context.Context, f postFilter, w where, now time.Time) (int, string, error) {
-	count := func() (int, error) {
-		var n int
-		if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&n); err != nil {
-			return 0, fmt.Errorf("blog: count posts: %w", err)
-		}
-		return n, nil
-	}
 	if f.Keyword != "" {
-		n, err := count()
+		n, err := b.countPosts(ctx, w)
 		return n, "", err
 	}
 	key := listKey(f)
@@ -115,19 +88,14 @@ func (b *Blog) postTotal(ctx context.Context, f postFilter, w where, now time.Ti
 	}
 	c.mu.Unlock()
 
-	total, err := count()
+	total, err := b.countPosts(ctx, w)
 	if err != nil {
 		return 0, "", err
 	}
 	var until time.Time
 	if !fresh {
-		var next *int64
-		if err := b.db.QueryRow(ctx, `SELECT MIN(p.published_at) FROM posts p
-			WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1`, sqlstore.FromTime(now)).Scan(&next); err != nil {
-			return 0, "", fmt.Errorf("blog: next publication: %w", err)
-		}
-		if next != nil {
-			until = sqlstore.Time(*next)
+		if until, err = b.nextPublication(ctx, now); err != nil {
+			return 0, "", err
 		}
 	}
 	c.mu.Lock()
@@ -204,10 +172,7 @@ func (b *Blog) findAnchors(ctx context.Context, f postFilter, now time.Time, ver
 		if len(anchors) > 0 {
 			after = &anchors[len(anchors)-1]
 		}
-		w := b.postWhere(f, now, after)
-		var k postKey
-		err := b.db.QueryRow(ctx, "SELECT p.published_at, p.created_at, p.id FROM posts p"+w.sql()+postOrder(f.Public)+
-			" LIMIT 1 OFFSET "+w.arg(every-1), w.args...).Scan(&k.published, &k.created, &k.id)
+		k, err := b.postKeyAt(ctx, b.postWhere(f, now, after), f.Public, every-1)
 		if errors.Is(err, sqlstore.ErrNotFound) {
 			break
 		}

@@ -100,6 +100,56 @@ func postOrder(public bool) string {
 	return " ORDER BY p.created_at DESC, p.id DESC"
 }
 
+// bumpPostsVersion marks the posts as changed.
+func bumpPostsVersion(ctx context.Context, q sqlstore.Querier) error {
+	if err := setMeta(ctx, q, postsVersionKey, sqlstore.NewID()); err != nil {
+		return fmt.Errorf("blog: mark posts changed: %w", err)
+	}
+	return nil
+}
+
+// postsVersion reads the posts version; "" before the first change.
+func (b *Blog) postsVersion(ctx context.Context) (string, error) {
+	var version string
+	err := b.db.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", postsVersionKey).Scan(&version)
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return "", fmt.Errorf("blog: posts version: %w", err)
+	}
+	return version, nil
+}
+
+// countPosts counts the posts w selects.
+func (b *Blog) countPosts(ctx context.Context, w where) (int, error) {
+	var n int
+	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM posts p"+w.sql(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("blog: count posts: %w", err)
+	}
+	return n, nil
+}
+
+// nextPublication is the publication time of the first post dated after
+// now; zero when there is none.
+func (b *Blog) nextPublication(ctx context.Context, now time.Time) (time.Time, error) {
+	var next *int64
+	if err := b.db.QueryRow(ctx, `SELECT MIN(p.published_at) FROM posts p
+			WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1`, sqlstore.FromTime(now)).Scan(&next); err != nil {
+		return time.Time{}, fmt.Errorf("blog: next publication: %w", err)
+	}
+	if next == nil {
+		return time.Time{}, nil
+	}
+	return sqlstore.Time(*next), nil
+}
+
+// postKeyAt returns the key of the post skip places into the list w
+// selects, in its order (postOrder); sqlstore.ErrNotFound past its end.
+func (b *Blog) postKeyAt(ctx context.Context, w where, public bool, skip int) (postKey, error) {
+	var k postKey
+	err := b.db.QueryRow(ctx, "SELECT p.published_at, p.created_at, p.id FROM posts p"+w.sql()+postOrder(public)+
+		" LIMIT 1 OFFSET "+w.arg(skip), w.args...).Scan(&k.published, &k.created, &k.id)
+	return k, err
+}
+
 // postPage returns the query of one page of the posts w selects, in order,
 // and its arguments. Its subquery pages the ids alone, which one of the
 // posts_*_paging indexes answers without reading a post. With a version,
@@ -434,17 +484,9 @@ func (b *Blog) attachTags(ctx context.Context, postID string, names []string) er
 			continue
 		}
 		seen[key] = true
-		var tagID string
-		err := b.db.QueryRow(ctx, "SELECT id FROM tags WHERE LOWER(name) = LOWER($1) AND deleted_at IS NULL ORDER BY created_at LIMIT 1", name).Scan(&tagID)
-		if errors.Is(err, sqlstore.ErrNotFound) {
-			t, serr := b.saveTerm(ctx, tags, "", termInput{Name: name})
-			if serr != nil {
-				return fmt.Errorf("blog: create tag %q: %w", name, serr)
-			}
-			tagID, err = t.ID, nil
-		}
+		tagID, err := b.tagByName(ctx, name)
 		if err != nil {
-			return fmt.Errorf("blog: find tag %q: %w", name, err)
+			return err
 		}
 		err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
 			if _, err := tx.Exec(ctx, "INSERT INTO post_tags (post_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", postID, tagID); err != nil {
@@ -457,4 +499,106 @@ func (b *Blog) attachTags(ctx context.Context, postID string, names []string) er
 		}
 	}
 	return nil
+}
+
+// postStatusCounts counts the live posts by status, scheduled apart.
+func (b *Blog) postStatusCounts(ctx context.Context) (postStatusCounts, error) {
+	var c postStatusCounts
+	rows, err := b.db.Query(ctx, `SELECT CASE WHEN status = 'published' AND published_at > $1 THEN 'scheduled' ELSE status END AS s,
+		COUNT(*) FROM posts WHERE deleted_at IS NULL GROUP BY 1`, sqlstore.FromTime(b.now()))
+	if err != nil {
+		return c, fmt.Errorf("blog: count posts by status: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var status string
+		var n int
+		if err := rows.Scan(&status, &n); err != nil {
+			return c, fmt.Errorf("blog: count posts by status: %w", err)
+		}
+		switch status {
+		case StatusDraft:
+			c.Draft = n
+		case "scheduled":
+			c.Scheduled = n
+		case StatusPublished:
+			c.Published = n
+		case StatusArchived:
+			c.Archived = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("blog: count posts by status: %w", err)
+	}
+	return c, nil
+}
+
+// scheduledPosts lists the next n posts due to appear, soonest first.
+func (b *Blog) scheduledPosts(ctx context.Context, n int) ([]scheduledPost, error) {
+	rows, err := b.db.Query(ctx, `SELECT p.id, p.title, p.published_at FROM posts p
+		WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1
+		ORDER BY p.published_at, p.id LIMIT $2`, sqlstore.FromTime(b.now()), n)
+	if err != nil {
+		return nil, fmt.Errorf("blog: scheduled posts: %w", err)
+	}
+	defer rows.Close()
+	var out []scheduledPost
+	for rows.Next() {
+		var p scheduledPost
+		var at int64
+		if err := rows.Scan(&p.ID, &p.Title, &at); err != nil {
+			return nil, fmt.Errorf("blog: scheduled posts: %w", err)
+		}
+		p.PublishedAt = sqlstore.Time(at)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: scheduled posts: %w", err)
+	}
+	return out, nil
+}
+
+// postSlugs maps the live posts among ids to their slugs.
+func (b *Blog) postSlugs(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var w where
+	ph := make([]string, 0, len(ids))
+	for _, id := range ids {
+		ph = append(ph, w.arg(id))
+	}
+	rows, err := b.db.Query(ctx, "SELECT id, slug FROM posts WHERE deleted_at IS NULL AND id IN ("+strings.Join(ph, ", ")+")", w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("blog: post slugs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, slug string
+		if err := rows.Scan(&id, &slug); err != nil {
+			return nil, fmt.Errorf("blog: post slugs: %w", err)
+		}
+		out[id] = slug
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: post slugs: %w", err)
+	}
+	return out, nil
+}
+
+// postIDBySlug returns the id of the live post with slug, read through q
+// (an import's transaction); sqlstore.ErrNotFound when none.
+func postIDBySlug(ctx context.Context, q sqlstore.Querier, slug string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM posts WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	return id, err
+}
+
+// postTextBySlug returns the id, title and Markdown of the live post with
+// slug, read through q; sqlstore.ErrNotFound when none.
+func postTextBySlug(ctx context.Context, q sqlstore.Querier, slug string) (id, title, content string, err error) {
+	err = q.QueryRow(ctx, "SELECT id, title, content_markdown FROM posts WHERE slug = $1 AND deleted_at IS NULL", slug).
+		Scan(&id, &title, &content)
+	return id, title, content, err
 }

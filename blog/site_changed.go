@@ -2,7 +2,6 @@ package blog
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"strconv"
 	"sync"
@@ -27,9 +26,7 @@ const siteCounter = "blog.site"
 // conditional requests their 304 until the next change, so it is logged,
 // not returned; the bump cannot fail.
 func (b *Blog) markSiteChanged(ctx context.Context) {
-	_, err := b.db.Exec(context.WithoutCancel(ctx), `INSERT INTO meta (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-		siteChangedKey, strconv.FormatInt(sqlstore.FromTime(b.now()), 10))
+	err := setMeta(context.WithoutCancel(ctx), b.db, siteChangedKey, strconv.FormatInt(sqlstore.FromTime(b.now()), 10))
 	b.siteChanges.Bump()
 	if err != nil {
 		b.logger.Error("blog: mark the site changed", "err", err)
@@ -102,40 +99,6 @@ func (s *Site) checkState(ctx context.Context) (*siteState, error) {
 		st.until = next
 	}
 	return st, nil
-}
-
-// siteChangedAt is when the classic site last changed as of now, and when
-// it changes next without a write (zero: not known to). The last change is
-// the newest of the last administrator change, the newest publication time
-// that has passed (a scheduled post appears without any write), and since,
-// the start of this process (templates and file settings change only with
-// a restart). The next one is the first scheduled publication. Every page
-// and feed shares them: each also shows the navigation and the settings.
-func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time) (last, next time.Time, err error) {
-	var stamp sql.NullString
-	var published, scheduled sql.NullInt64
-	err = b.db.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = $1),
-		(SELECT MAX(p.published_at) FROM posts p WHERE `+publicCond+`$2),
-		(SELECT MIN(p.published_at) FROM posts p WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $2)`,
-		siteChangedKey, sqlstore.FromTime(now)).Scan(&stamp, &published, &scheduled)
-	if err != nil {
-		return time.Time{}, time.Time{}, err
-	}
-	last = since
-	if us, err := strconv.ParseInt(stamp.String, 10, 64); err == nil {
-		if t := sqlstore.Time(us); t.After(last) {
-			last = t
-		}
-	}
-	if published.Valid {
-		if t := sqlstore.Time(published.Int64); t.After(last) {
-			last = t
-		}
-	}
-	if scheduled.Valid {
-		next = sqlstore.Time(scheduled.Int64)
-	}
-	return last, next, nil
 }
 
 // changedChecks shares checkState's query between the requests that wait

@@ -78,3 +78,11 @@ func (b *Blog) softDelete(ctx context.Context, table, id string) error {
 	}
 	return nil
 }
+
+// setMeta stores value under key in the meta table, replacing any earlier
+// value; q may be a transaction, for a value that changes with its write.
+func setMeta(ctx context.Context, q sqlstore.Querier, key, value string) error {
+	_, err := q.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"folio/sqlstore"
 )
@@ -134,4 +135,75 @@ func insertTerm(ctx context.Context, tx *sqlstore.Tx, table termTable, t Term) e
 		return errDuplicateSlug
 	}
 	return err
+}
+
+// termLive reports whether id is a live term of table.
+func (b *Blog) termLive(ctx context.Context, table termTable, id string) (bool, error) {
+	var n int
+	if err := b.db.QueryRow(ctx, "SELECT COUNT(*) FROM "+string(table)+" WHERE id = $1 AND deleted_at IS NULL", id).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
+
+// termPostCounts counts the live posts, of any status, filed under each
+// of terms.
+func (b *Blog) termPostCounts(ctx context.Context, t termTable, terms []Term) (map[string]int, error) {
+	out := map[string]int{}
+	if len(terms) == 0 {
+		return out, nil
+	}
+	var w where
+	ph := make([]string, len(terms))
+	for i, it := range terms {
+		ph[i] = w.arg(it.ID)
+	}
+	in := "(" + strings.Join(ph, ", ") + ")"
+	q := "SELECT p.category_id, COUNT(*) FROM posts p WHERE p.deleted_at IS NULL AND p.category_id IN " + in + " GROUP BY p.category_id"
+	if t == tags {
+		q = "SELECT pt.tag_id, COUNT(*) FROM post_tags pt JOIN posts p ON p.id = pt.post_id AND p.deleted_at IS NULL WHERE pt.tag_id IN " + in + " GROUP BY pt.tag_id"
+	}
+	rows, err := b.db.Query(ctx, q, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
+		}
+		out[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: count posts of %s: %w", t, err)
+	}
+	return out, nil
+}
+
+// tagByName returns the id of the oldest live tag named name, compared
+// case-insensitively, creating the tag when there is none.
+func (b *Blog) tagByName(ctx context.Context, name string) (string, error) {
+	var id string
+	err := b.db.QueryRow(ctx, "SELECT id FROM tags WHERE LOWER(name) = LOWER($1) AND deleted_at IS NULL ORDER BY created_at LIMIT 1", name).Scan(&id)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		t, serr := b.saveTerm(ctx, tags, "", termInput{Name: name})
+		if serr != nil {
+			return "", fmt.Errorf("blog: create tag %q: %w", name, serr)
+		}
+		id, err = t.ID, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("blog: find tag %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// termIDBySlug returns the id of the live term of table with slug, read
+// through q (an import's transaction); sqlstore.ErrNotFound when none.
+func termIDBySlug(ctx context.Context, q sqlstore.Querier, table termTable, slug string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM "+string(table)+" WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	return id, err
 }

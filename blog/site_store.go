@@ -2,7 +2,9 @@ package blog
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 
 	"folio/sqlstore"
@@ -10,7 +12,8 @@ import (
 
 // Read queries of the classic site that the API does not need. Every one
 // shows only publicly visible content: published, live, and (for posts)
-// published_at not in the future.
+// published_at not in the future. siteChangedAt, last, reads what the
+// site's Last-Modified and page cache depend on (site_changed.go).
 
 // navPage is a published page as the navigation and sitemap list it.
 type navPage struct {
@@ -208,4 +211,38 @@ func (b *Blog) sitemapPosts(ctx context.Context) ([]sitemapEntry, error) {
 		return nil, fmt.Errorf("blog: sitemap posts: %w", err)
 	}
 	return out, nil
+}
+
+// siteChangedAt is when the classic site last changed as of now, and when
+// it changes next without a write (zero: not known to). The last change is
+// the newest of the last administrator change, the newest publication time
+// that has passed (a scheduled post appears without any write), and since,
+// the start of this process (templates and file settings change only with
+// a restart). The next one is the first scheduled publication. Every page
+// and feed shares them: each also shows the navigation and the settings.
+func (b *Blog) siteChangedAt(ctx context.Context, now time.Time, since time.Time) (last, next time.Time, err error) {
+	var stamp sql.NullString
+	var published, scheduled sql.NullInt64
+	err = b.db.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = $1),
+		(SELECT MAX(p.published_at) FROM posts p WHERE `+publicCond+`$2),
+		(SELECT MIN(p.published_at) FROM posts p WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $2)`,
+		siteChangedKey, sqlstore.FromTime(now)).Scan(&stamp, &published, &scheduled)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	last = since
+	if us, err := strconv.ParseInt(stamp.String, 10, 64); err == nil {
+		if t := sqlstore.Time(us); t.After(last) {
+			last = t
+		}
+	}
+	if published.Valid {
+		if t := sqlstore.Time(published.Int64); t.After(last) {
+			last = t
+		}
+	}
+	if scheduled.Valid {
+		next = sqlstore.Time(scheduled.Int64)
+	}
+	return last, next, nil
 }
