@@ -1,6 +1,3 @@
-// Package filehost owns the file host: uploads compatible with Lsky Pro 2.x
-// clients, MD5 de-duplication, short links and thumbnails, files, albums,
-// API tokens, quotas, public statistics and the file side's admin area.
 package filehost
 
 import (
