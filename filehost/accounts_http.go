@@ -12,6 +12,26 @@ import (
 	"folio/httpx"
 )
 
+// registerRequest is the body of POST /api/v1/auth/register.
+type registerRequest struct {
+	Username string `json:"username"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// loginRequest is the body of POST /api/v1/auth/login.
+type loginRequest struct {
+	Username string `json:"username"`
+	Email    string `json:"email"` // accepted in place of username
+	Password string `json:"password"`
+	OTP      string `json:"otp"` // the second factor, when the account has TOTP on
+}
+
+// refreshRequest is the body of POST /api/v1/auth/refresh and logout.
+type refreshRequest struct {
+	RefreshToken string `json:"refresh_token"`
+}
+
 // handleRegister is POST /api/v1/auth/register: open only when the
 // administrator has turned upload.allow_register on.
 func (s *Service) handleRegister(w http.ResponseWriter, r *http.Request) error {

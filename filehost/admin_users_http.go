@@ -8,6 +8,24 @@ import (
 	"folio/httpx"
 )
 
+// adminUserRequest is the body of POST /api/v1/admin/users.
+type adminUserRequest struct {
+	Username   string `json:"username"`
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	Role       string `json:"role"`
+	QuotaBytes *int64 `json:"quota_bytes"` // omitted: upload.default_quota_bytes
+}
+
+// adminUserPatch is the body of PATCH /api/v1/admin/users/{id}: nil
+// fields stay as they are.
+type adminUserPatch struct {
+	Status     *string `json:"status"`
+	Role       *string `json:"role"`
+	QuotaBytes *int64  `json:"quota_bytes"`
+	Password   *string `json:"password"`
+}
+
 // handleAdminListUsers is GET /api/v1/admin/users: every user, the guest
 // included, oldest first; keyword matches username or email.
 func (s *Service) handleAdminListUsers(w http.ResponseWriter, r *http.Request) error {

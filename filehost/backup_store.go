@@ -10,7 +10,7 @@ import (
 )
 
 // Backups (folio backup, docs/backup.md) hold a snapshot of the database and
-// the bytes its records point at. These two functions tell a backup what
+// the bytes its records point at. The functions below tell a backup what
 // that is, from the records alone, so they work on a snapshot as well as on
 // a live database.
 
