@@ -24,7 +24,7 @@ import (
 // a movie's small header boxes.
 
 // bmffMaxMeta bounds the one box the walk reads whole, a picture's meta
-// box: a few kilobytes in real files, and above this the upload is refused
+// box: a few kilobytes in real files, and above this the file is refused
 // rather than stored with its metadata.
 const bmffMaxMeta = 16 << 20
 
