@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"folio/filehost/imagemeta"
 	"folio/sqlstore"
 	"folio/storage"
 )
@@ -87,7 +88,7 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 	switch mimetype {
 	case "image/jpeg":
 		if head, err := br.Peek(64 << 10); err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
-			orientation = jpegOrientation(head)
+			orientation = imagemeta.JPEGOrientation(head)
 		}
 		img, err = jpeg.Decode(br)
 	case "image/png":
@@ -101,7 +102,7 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 		return errNoThumb
 	}
 	thumb := scaleToFit(img, thumbMax)
-	thumb = orient(thumb, orientation)
+	thumb = imagemeta.Orient(thumb, orientation)
 
 	var buf bytes.Buffer
 	if isJPEG {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"folio/filehost/imagemeta"
 	"folio/httpx/httpxtest"
 )
 
@@ -122,10 +123,10 @@ func exifJPEG(t *testing.T, orientation uint16, w, h int) []byte {
 }
 
 func TestJPEGThumbnailHonoursEXIFOrientation(t *testing.T) {
-	if got := jpegOrientation(exifJPEG(t, 6, 8, 8)); got != 6 {
+	if got := imagemeta.JPEGOrientation(exifJPEG(t, 6, 8, 8)); got != 6 {
 		t.Fatalf("orientation %d, want 6", got)
 	}
-	if got := jpegOrientation(jpegBytes(t, 8, 8)); got != 1 {
+	if got := imagemeta.JPEGOrientation(jpegBytes(t, 8, 8)); got != 1 {
 		t.Fatalf("orientation without EXIF %d, want 1", got)
 	}
 	e := newTestEnv(t)

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/image/webp"
 
+	"folio/filehost/imagemeta"
 	"folio/sqlstore"
 	"folio/storage"
 )
@@ -132,9 +133,9 @@ func validExt(ext string) bool {
 // detectMIME sniffs the content; when the sniffer only knows "some bytes" or
 // "some text" (or generic XML), the extension's registered type is used.
 // The part's own Content-Type header is never consulted; an ISO BMFF file
-// (HEIC, AVIF, MOV, 3GP) is named by its brands (bmffMIME).
+// (HEIC, AVIF, MOV, 3GP) is named by its brands (imagemeta.BMFFType).
 func detectMIME(head []byte, ext string) string {
-	if t := bmffMIME(head); t != "" {
+	if t := imagemeta.BMFFType(head); t != "" {
 		return t
 	}
 	sniffed := mediaType(http.DetectContentType(head))

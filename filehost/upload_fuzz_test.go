@@ -17,6 +17,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"folio/filehost/imagemeta"
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // fuzzBoundary is the boundary of FuzzUploadBody's seeds.
@@ -68,7 +71,7 @@ func fieldPart(name, value string) multipartPart {
 // temporary file, and the record's object holds the file part's bytes
 // (stripped when stripping is on), whose size and MD5 the answer gives.
 func FuzzUploadBody(f *testing.F) {
-	jpg, png := metaJPEG(f), pngBytes(f, 4, 4)
+	jpg, png := imagemetatest.MetaJPEG(f), pngBytes(f, 4, 4)
 	seeds := []struct {
 		body []byte
 		mode byte
@@ -169,7 +172,7 @@ func FuzzUploadBody(f *testing.F) {
 		}
 		want := firstFilePart(t, body, contentType)
 		if set.StripMetadata {
-			want, _ = io.ReadAll(newStripReader(bytes.NewReader(want)))
+			want, _ = io.ReadAll(imagemeta.NewStripReader(bytes.NewReader(want)))
 		}
 		if !bytes.Equal(stored, want) {
 			t.Fatalf("stored %d bytes, not the %d of the file part", len(stored), len(want))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"folio/auth"
+	"folio/filehost/imagemeta"
 	"folio/httpx"
 	"folio/storage"
 )
@@ -305,7 +306,7 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSett
 	}
 	var src io.Reader = p
 	if set.StripMetadata {
-		src = newStripReaderSize(p, bufferSize(bodySize, stripBufferSize))
+		src = imagemeta.NewStripReaderSize(p, bufferSize(bodySize, imagemeta.StripBufferSize))
 	}
 	res, err := streamHashed(w, src, set.MaxFileSize, check)
 	if err == nil && res.size == 0 {
@@ -317,6 +318,9 @@ func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSett
 		var ii *invalidInput
 		if errors.As(err, &ft) || errors.As(err, &ii) {
 			return nil, err
+		}
+		if errors.Is(err, imagemeta.ErrUnstrippable) { // a layout to re-save (docs/filehost.md#heif-and-mp4)
+			return nil, invalid(err.Error())
 		}
 		return nil, bodyError(err)
 	}

@@ -8,11 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"mime/multipart"
 	"net"
@@ -27,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/filehost/imagemeta/imagemetatest"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore"
 	"folio/storage"
@@ -34,48 +30,11 @@ import (
 
 // Content helpers -------------------------------------------------------
 
-func pngBytes(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), uint8(x + y), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func jpegBytes(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x), 100, uint8(y), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func gifBytes(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{color.Black, color.White})
-	for x := 0; x < w; x++ {
-		img.SetColorIndex(x, x%h, 1)
-	}
-	var b bytes.Buffer
-	if err := gif.Encode(&b, img, nil); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+// The pictures of these tests are imagemetatest's, which the stripping
+// tests of filehost/imagemeta make their files from too.
+func pngBytes(t testing.TB, w, h int) []byte  { return imagemetatest.PNG(t, w, h) }
+func jpegBytes(t testing.TB, w, h int) []byte { return imagemetatest.JPEG(t, w, h) }
+func gifBytes(t testing.TB, w, h int) []byte  { return imagemetatest.GIF(t, w, h) }
 
 var (
 	pdfBytes = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")

@@ -26,9 +26,14 @@ var mayImport = map[string][]string{
 	"auth/authtest":         {"auth", "httpx", "sqlstore", "templates"},
 	"blog/ai":               {"httpx", "sqlstore"},
 	"blog":                  {"auth", "blog/ai", "httpx", "sqlstore", "storage", "templates"},
-	"filehost":              {"auth", "httpx", "sqlstore", "storage", "templates"},
+	"filehost/imagemeta":    {},
+	"filehost":              {"auth", "filehost/imagemeta", "httpx", "sqlstore", "storage", "templates"},
 	"cmd/folio":             {"auth", "blog", "blog/ai", "filehost", "httpx", "sqlstore", "storage", "templates"},
 	"cmd/folio-bench":       {"auth", "blog", "blog/ai", "filehost", "httpx", "sqlstore", "storage", "templates"},
+
+	// Made files for the tests of filehost/imagemeta and of the uploads
+	// that strip them.
+	"filehost/imagemeta/imagemetatest": {},
 }
 
 // TestPackagesImportOnlyWhatTheMapAllows reads every package's imports and

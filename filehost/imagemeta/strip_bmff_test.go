@@ -1,16 +1,18 @@
-package filehost
+package imagemeta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // identifyingTags lists the tags that tell where, when, on what or by whom a
@@ -28,7 +30,7 @@ func identifyingTags(tags map[string]any) []string {
 			hit = hit || strings.Contains(name, w)
 		}
 		s := fmt.Sprint(v)
-		for _, secret := range bmffSecrets {
+		for _, secret := range imagemetatest.BMFFSecrets() {
 			hit = hit || strings.Contains(s, secret)
 		}
 		if hit {
@@ -42,21 +44,21 @@ func identifyingTags(tags map[string]any) []string {
 func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		file bmffFile
+		file imagemetatest.BMFFFile
 	}{
-		{"iPhone HEIC.heic", iPhoneHEIC()},
-		{"AVIF with Exif in idat.avif", exifInIdatAVIF()},
-		{"MP4 with moov last.mp4", phoneMovie(false)},
-		{"MOV with moov first.mov", phoneMovie(true)},
-		{"QuickTime movie without ftyp.mov", oldQuickTime()},
+		{"iPhone HEIC.heic", imagemetatest.IPhoneHEIC()},
+		{"AVIF with Exif in idat.avif", imagemetatest.ExifInIdatAVIF()},
+		{"MP4 with moov last.mp4", imagemetatest.PhoneMovie(false)},
+		{"MOV with moov first.mov", imagemetatest.PhoneMovie(true)},
+		{"QuickTime movie without ftyp.mov", imagemetatest.OldQuickTime()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			in := tt.file.data
+			in := tt.file.Data
 			out := strip(t, bytes.NewReader(in))
 			if len(out) != len(in) {
 				t.Fatalf("%d bytes in, %d out: blanking keeps every offset", len(in), len(out))
 			}
-			if want := tt.file.want(); !bytes.Equal(out, want) {
+			if want := tt.file.Want(); !bytes.Equal(out, want) {
 				for i := range out {
 					if out[i] != want[i] {
 						t.Fatalf("first difference from the expected output at %d: %#x, want %#x", i, out[i], want[i])
@@ -64,7 +66,7 @@ func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
 				}
 			}
 			present := 0
-			for _, secret := range bmffSecrets {
+			for _, secret := range imagemetatest.BMFFSecrets() {
 				if bytes.Contains(in, []byte(secret)) {
 					present++
 				}
@@ -75,14 +77,14 @@ func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
 			if present < 4 {
 				t.Fatalf("the made file holds only %d of the secrets", present)
 			}
-			c := tt.file.coded
-			if !bytes.Equal(out[c.start:c.end], in[c.start:c.end]) {
+			c := tt.file.Coded
+			if !bytes.Equal(out[c.Start:c.End], in[c.Start:c.End]) {
 				t.Error("the coded picture or samples changed")
 			}
 			checkBoxesIntact(t, in, out)
 			checkStripReadsAgree(t, in, out)
 			for _, size := range []int{16, 100, len(in)} {
-				got, err := io.ReadAll(newStripReaderSize(bytes.NewReader(in), size))
+				got, err := io.ReadAll(NewStripReaderSize(bytes.NewReader(in), size))
 				if err != nil || !bytes.Equal(got, out) {
 					t.Errorf("a %d-byte buffer: %d bytes, %v", size, len(got), err)
 				}
@@ -91,10 +93,10 @@ func TestStrippingBlanksHEIFAndMovieMetadataInPlace(t *testing.T) {
 				t.Error("stripping the stripped file changed it")
 			}
 
-			if found := identifyingTags(exiftoolTags(t, tt.name, in, "-ee")); len(found) < 3 {
+			if found := identifyingTags(imagemetatest.ExiftoolTags(t, tt.name, in, "-ee")); len(found) < 3 {
 				t.Fatalf("exiftool reads too little from the made file for the check to mean anything: %v", found)
 			}
-			if found := identifyingTags(exiftoolTags(t, tt.name, out, "-ee")); len(found) > 0 {
+			if found := identifyingTags(imagemetatest.ExiftoolTags(t, tt.name, out, "-ee")); len(found) > 0 {
 				t.Errorf("exiftool still reads %v", found)
 			}
 		})
@@ -131,7 +133,7 @@ func checkBoxesIntact(t *testing.T, in, out []byte) {
 		}
 	}
 	if at := bytes.Index(out, []byte("stco")); at >= 0 {
-		chunk := int(be.Uint32(out[at+12:]))
+		chunk := int(binary.BigEndian.Uint32(out[at+12:]))
 		if !bytes.Equal(in[at:at+16], out[at:at+16]) || !bytes.Equal(out[chunk:chunk+64], in[chunk:chunk+64]) {
 			t.Error("the chunk offset moved or its samples changed")
 		}
@@ -141,17 +143,17 @@ func checkBoxesIntact(t *testing.T, in, out []byte) {
 // A meta box may run to the end of the file (size 0), as libavif's
 // pictures with everything in idat do; it is read to the end.
 func TestStrippingAMetaBoxRunningToTheEnd(t *testing.T) {
-	f := heifFile([]string{"avif", "avif", "mif1", "miaf"}, bmffBox("av1C", []byte{0x81, 0x00, 0x0C, 0x00}), []heifItem{
-		{typ: "av01", data: bmffPayloadBytes(200, 5), inIdat: true},
-		{typ: "Exif", data: heifExif(), inIdat: true},
-		{typ: "mime", contentType: "application/rdf+xml", data: []byte(phoneXMP), inIdat: true},
+	f := imagemetatest.HEIFFile([]string{"avif", "avif", "mif1", "miaf"}, imagemetatest.BMFFBox("av1C", []byte{0x81, 0x00, 0x0C, 0x00}), []imagemetatest.HEIFItem{
+		{Type: "av01", Data: imagemetatest.Payload(200, 5), InIdat: true},
+		{Type: "Exif", Data: imagemetatest.HEIFExif(), InIdat: true},
+		{Type: "mime", ContentType: "application/rdf+xml", Data: []byte(imagemetatest.PhoneXMP), InIdat: true},
 	}, false)
 	cut := func(b []byte) []byte {
 		b = slices.Clone(b[:len(b)-8]) // the empty mdat
-		be.PutUint32(b[be.Uint32(b):], 0)
+		binary.BigEndian.PutUint32(b[binary.BigEndian.Uint32(b):], 0)
 		return b
 	}
-	in, want := cut(f.data), cut(f.want())
+	in, want := cut(f.Data), cut(f.Want())
 	if got := strip(t, bytes.NewReader(in)); !bytes.Equal(got, want) {
 		t.Fatal("the Exif and XMP in the idat of a meta box of size 0 were not zeroed, or more was")
 	}
@@ -163,12 +165,9 @@ func TestStrippingAMetaBoxRunningToTheEnd(t *testing.T) {
 }
 
 func TestStrippingRefusesHEIFMetadataItCannotReach(t *testing.T) {
-	before := heifFile([]string{"heic", "mif1", "heic"}, bmffBox("hvcC", make([]byte, 23)), []heifItem{
-		{typ: "hvc1", data: bmffPayloadBytes(300, 1)},
-		{typ: "Exif", data: heifExif()},
-	}, true)
-	heic := iPhoneHEIC().data
-	huge := append(slices.Clone(heic[:be.Uint32(heic)]), u32(bmffMaxMeta+1)...)
+	before := imagemetatest.ExifBeforeMetaHEIC()
+	heic := imagemetatest.IPhoneHEIC().Data
+	huge := append(slices.Clone(heic[:binary.BigEndian.Uint32(heic)]), imagemetatest.U32(bmffMaxMeta+1)...)
 	huge = append(huge, "meta\x00\x00\x00\x00"...)
 	huge = append(huge, make([]byte, 1000)...)
 	for _, tt := range []struct {
@@ -176,38 +175,24 @@ func TestStrippingRefusesHEIFMetadataItCannotReach(t *testing.T) {
 		in   []byte
 		msg  string
 	}{
-		{"Exif before meta", before.data, "before the meta box"},
+		{"Exif before meta", before.Data, "before the meta box"},
 		{"a meta box over 16 MiB", huge, "larger than 16 MiB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if !isBMFF(tt.in) || !bytes.Contains(tt.in, []byte("meta")) {
 				t.Fatal("not the file meant")
 			}
-			_, err := io.ReadAll(newStripReader(bytes.NewReader(tt.in)))
-			var ii *invalidInput
-			if !errors.As(err, &ii) || !strings.Contains(err.Error(), tt.msg) {
+			_, err := io.ReadAll(NewStripReader(bytes.NewReader(tt.in)))
+			if !errors.Is(err, ErrUnstrippable) || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("got %v, want a refusal saying %q", err, tt.msg)
 			}
 		})
 	}
-	t.Run("through the API", func(t *testing.T) {
-		e := newTestEnv(t)
-		_, c := e.newUser("alice", 0)
-		expectUploadError(t, c.Upload("/api/v1/upload", "file", "odd.heic", before.data), http.StatusBadRequest, 40000)
-		if e.count("SELECT COUNT(*) FROM files") != 0 || len(e.storedKeys()) != 0 {
-			t.Fatal("a refused upload left a file or a row")
-		}
-		e.setUpload(func(u *UploadSettings) { u.StripMetadata = false })
-		u := mustUpload(t, c, "odd.heic", before.data)
-		if got := c.Do("GET", u.path(), nil).Expect(http.StatusOK).Body; !bytes.Equal(got, before.data) {
-			t.Fatal("with strip_metadata off the file must be stored as sent")
-		}
-	})
 }
 
 func TestStrippingKeepsBrokenBMFFAsSentButFreesBrokenContainers(t *testing.T) {
-	heic := iPhoneHEIC().data
-	ftyp := int(be.Uint32(heic))
+	heic := imagemetatest.IPhoneHEIC().Data
+	ftyp := int(binary.BigEndian.Uint32(heic))
 	for _, tt := range []struct {
 		name string
 		in   []byte
@@ -225,83 +210,18 @@ func TestStrippingKeepsBrokenBMFFAsSentButFreesBrokenContainers(t *testing.T) {
 		})
 	}
 	t.Run("a box in udta overrunning it", func(t *testing.T) {
-		in := phoneMovie(true).data
+		in := imagemetatest.PhoneMovie(true).Data
 		at := bytes.Index(in, []byte("\xa9mak")) - 4
-		be.PutUint32(in[at:], 0x7fffffff)
+		binary.BigEndian.PutUint32(in[at:], 0x7fffffff)
 		out := strip(t, bytes.NewReader(in))
 		udta := bytes.LastIndex(in[:at], []byte("udta")) - 4
-		end := udta + int(be.Uint32(in[udta:]))
-		want := append(u32(uint32(end-at)), "free"...)
+		end := udta + int(binary.BigEndian.Uint32(in[udta:]))
+		want := append(imagemetatest.U32(uint32(end-at)), "free"...)
 		want = append(want, make([]byte, end-at-8)...)
 		if len(out) != len(in) || !bytes.Equal(out[at:end], want) || !bytes.Equal(out[end:end+4], in[end:end+4]) {
 			t.Fatal("the rest of the udta box is not one free box, or more than it")
 		}
 	})
-}
-
-func TestHEIFAndMovieUploadsAreTypedServedAndStripped(t *testing.T) {
-	e := newTestEnv(t)
-	_, c := e.newUser("alice", 0)
-	heic := iPhoneHEIC().data
-	for _, tt := range []struct {
-		name, mimetype, ext, prefix string
-		file                        bmffFile
-	}{
-		{"IMG_0001.HEIC", "image/heic", "heic", "/i/", iPhoneHEIC()},
-		{"no-extension", "image/heic", "heic", "/i/", bmffFile{data: append(slices.Clone(heic), 0)}},
-		{"pic.avif", "image/avif", "avif", "/i/", exifInIdatAVIF()},
-		{"clip.mp4", "video/mp4", "mp4", "/v/", phoneMovie(false)},
-		{"IMG_0002.MOV", "video/quicktime", "mov", "/v/", phoneMovie(true)},
-		{"old-quicktime", "video/quicktime", "mov", "/v/", oldQuickTime()},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			u := mustUpload(t, c, tt.name, tt.file.data)
-			if u.Mimetype != tt.mimetype || u.Extension != tt.ext || !strings.Contains(u.Links.URL, tt.prefix) {
-				t.Errorf("%s, .%s, %s; want %s, .%s under %s", u.Mimetype, u.Extension, u.Links.URL, tt.mimetype, tt.ext, tt.prefix)
-			}
-			if u.Links.ThumbnailURL != "" {
-				t.Errorf("thumbnail_url %q: no thumbnail can be made of it", u.Links.ThumbnailURL)
-			}
-			res := c.Do("GET", u.path(), nil).Expect(http.StatusOK)
-			if res.Header.Get("Content-Type") != tt.mimetype || res.Header.Get("Content-Security-Policy") != "" {
-				t.Errorf("served as %q with CSP %q", res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
-			}
-			if !bytes.Equal(res.Body, strip(t, bytes.NewReader(tt.file.data))) {
-				t.Error("the served bytes are not the stripped ones")
-			}
-			c.Do("GET", "/t/"+u.hash(), nil).Expect(http.StatusNotFound)
-		})
-	}
-}
-
-func TestBMFFBrandsNameTheType(t *testing.T) {
-	ftyp := func(major string, compat ...string) []byte {
-		return bmffBox("ftyp", []byte(major), u32(0), []byte(strings.Join(compat, "")))
-	}
-	for _, tt := range []struct {
-		head []byte
-		want string
-	}{
-		{ftyp("heic", "mif1", "MiHE", "miaf", "MiHB", "heic"), "image/heic"},
-		{ftyp("mif1", "mif1", "heic"), "image/heic"},
-		{ftyp("mif1", "mif1", "miaf"), "image/heif"},
-		{ftyp("avif", "avif", "mif1", "miaf"), "image/avif"},
-		{ftyp("avis", "avis", "msf1", "avif"), "image/avif"},
-		{ftyp("msf1", "msf1", "hevc"), "image/heic-sequence"},
-		{ftyp("qt  ", "qt  "), "video/quicktime"},
-		{ftyp("3gp4", "isom", "3gp4"), "video/3gpp"},
-		{ftyp("3g2a", "3g2a"), "video/3gpp2"},
-		{ftyp("isom", "isom", "3gp4", "mp41"), "video/mp4"},
-		{ftyp("mp42", "isom", "mp42"), "video/mp4"},
-		{oldQuickTime().data[:16], "video/quicktime"},
-		{[]byte("\x00\x00\x00\x08wide\x00\x00\x10\x00mdat"), "video/quicktime"},
-		{[]byte("abcdmoov is a word in this text"), "text/plain"},
-		{[]byte("\x00\x00\x00\x04moov\x00\x00\x00\x00"), "application/octet-stream"},
-	} {
-		if got := detectMIME(tt.head, ""); got != tt.want {
-			t.Errorf("%q: %s, want %s", tt.head[8:], got, tt.want)
-		}
-	}
 }
 
 // ilocItem is one item of a made iloc box.
@@ -316,30 +236,30 @@ func ilocPayload(version byte, offsetSize, lengthSize, baseSize, indexSize int, 
 	field := func(b []byte, size int, v uint64) []byte {
 		switch size {
 		case 4:
-			return be.AppendUint32(b, uint32(v))
+			return binary.BigEndian.AppendUint32(b, uint32(v))
 		case 8:
-			return be.AppendUint64(b, v)
+			return binary.BigEndian.AppendUint64(b, v)
 		}
 		return b
 	}
 	b := []byte{version, 0, 0, 0, byte(offsetSize<<4 | lengthSize), byte(baseSize<<4 | indexSize)}
 	if version == 2 {
-		b = be.AppendUint32(b, uint32(len(items)))
+		b = binary.BigEndian.AppendUint32(b, uint32(len(items)))
 	} else {
-		b = be.AppendUint16(b, uint16(len(items)))
+		b = binary.BigEndian.AppendUint16(b, uint16(len(items)))
 	}
 	for _, it := range items {
 		if version == 2 {
-			b = be.AppendUint32(b, it.id)
+			b = binary.BigEndian.AppendUint32(b, it.id)
 		} else {
-			b = be.AppendUint16(b, uint16(it.id))
+			b = binary.BigEndian.AppendUint16(b, uint16(it.id))
 		}
 		if version > 0 {
-			b = be.AppendUint16(b, uint16(it.method))
+			b = binary.BigEndian.AppendUint16(b, uint16(it.method))
 		}
-		b = be.AppendUint16(b, uint16(it.ref))
+		b = binary.BigEndian.AppendUint16(b, uint16(it.ref))
 		b = field(b, baseSize, it.base)
-		b = be.AppendUint16(b, uint16(len(it.extents)))
+		b = binary.BigEndian.AppendUint16(b, uint16(len(it.extents)))
 		for _, e := range it.extents {
 			if version > 0 {
 				b = field(b, indexSize, e[0])
@@ -403,25 +323,25 @@ func TestItemInfoNamesTheMetadataItems(t *testing.T) {
 	infe := func(version byte, id uint32, typ string, rest ...string) []byte {
 		var b []byte
 		if version == 3 {
-			b = u32(id)
+			b = imagemetatest.U32(id)
 		} else {
-			b = u16(uint16(id))
+			b = imagemetatest.U16(uint16(id))
 		}
-		b = append(b, u16(0)...)
+		b = append(b, imagemetatest.U16(0)...)
 		if version >= 2 {
 			b = append(b, typ...)
 		}
 		for _, s := range rest {
-			b = append(b, cstr(s)...)
+			b = append(b, imagemetatest.CString(s)...)
 		}
-		return bmffFullBox("infe", version, 0, b)
+		return imagemetatest.BMFFFullBox("infe", version, 0, b)
 	}
 	iinf := func(version byte, entries ...[]byte) []byte {
 		b := []byte{version, 0, 0, 0}
 		if version == 0 {
-			b = append(b, u16(uint16(len(entries)))...)
+			b = append(b, imagemetatest.U16(uint16(len(entries)))...)
 		} else {
-			b = append(b, u32(uint32(len(entries)))...)
+			b = append(b, imagemetatest.U32(uint32(len(entries)))...)
 		}
 		for _, e := range entries {
 			b = append(b, e...)
@@ -452,8 +372,8 @@ func TestItemInfoNamesTheMetadataItems(t *testing.T) {
 // record's, not where or on what it was made, and it is neither a picture
 // nor a movie; the same boxes in a movie are blanked.
 func TestStrippingLeavesMP4AudioAsSent(t *testing.T) {
-	tags := bmffBox("udta", bmffBox("meta", u32(0), bmffBox("ilst", bmffBox("\xa9nam", bmffBox("data", u32(1), u32(0), []byte("A Song"))))))
-	moov := bmffBox("moov", bmffBox("mvhd", make([]byte, 100)), tags)
+	tags := imagemetatest.BMFFBox("udta", imagemetatest.BMFFBox("meta", imagemetatest.U32(0), imagemetatest.BMFFBox("ilst", imagemetatest.BMFFBox("\xa9nam", imagemetatest.BMFFBox("data", imagemetatest.U32(1), imagemetatest.U32(0), []byte("A Song"))))))
+	moov := imagemetatest.BMFFBox("moov", imagemetatest.BMFFBox("mvhd", make([]byte, 100)), tags)
 	for _, tt := range []struct {
 		major string
 		same  bool
@@ -462,7 +382,7 @@ func TestStrippingLeavesMP4AudioAsSent(t *testing.T) {
 		{"M4B ", true},
 		{"mp42", false},
 	} {
-		in := slices.Concat(bmffBox("ftyp", []byte(tt.major), u32(0), []byte(tt.major+"isom")), moov, bmffBox("mdat", bmffPayloadBytes(64, 1)))
+		in := slices.Concat(imagemetatest.BMFFBox("ftyp", []byte(tt.major), imagemetatest.U32(0), []byte(tt.major+"isom")), moov, imagemetatest.BMFFBox("mdat", imagemetatest.Payload(64, 1)))
 		out := strip(t, bytes.NewReader(in))
 		if got := bytes.Equal(out, in); got != tt.same {
 			t.Errorf("%q: stored as sent = %v, want %v", tt.major, got, tt.same)

@@ -1,4 +1,4 @@
-package filehost
+package imagemetatest
 
 import (
 	"encoding/json"
@@ -13,10 +13,10 @@ import (
 // structures of JPEG, HEIF and QuickTime independently of Folio
 // (docs/filehost.md#metadata-stripping).
 
-// exiftoolPath returns exiftool (Debian package libimage-exiftool-perl).
+// ExiftoolPath returns exiftool (Debian package libimage-exiftool-perl).
 // Under CI=true its absence fails the test: only a parser that is not
 // Folio's own shows that nothing it knows is left.
-func exiftoolPath(t *testing.T) string {
+func ExiftoolPath(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("exiftool")
 	if err != nil {
@@ -28,27 +28,27 @@ func exiftoolPath(t *testing.T) string {
 	return p
 }
 
-// exiftoolRun runs exiftool with args on b written to a file called name.
-func exiftoolRun(t *testing.T, name string, b []byte, args ...string) []byte {
+// ExiftoolRun runs exiftool with args on b written to a file called name.
+func ExiftoolRun(t *testing.T, name string, b []byte, args ...string) []byte {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(f, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(exiftoolPath(t), append(args, f)...).Output()
+	out, err := exec.Command(ExiftoolPath(t), append(args, f)...).Output()
 	if err != nil {
 		t.Fatalf("exiftool %v: %v", args, err)
 	}
 	return out
 }
 
-// exiftoolTags is every tag exiftool finds in b written to a file called
+// ExiftoolTags is every tag exiftool finds in b written to a file called
 // name, as group:name → value, unknown tags and duplicates included; extra
 // arguments (-ee: embedded documents and timed metadata) come first.
-func exiftoolTags(t *testing.T, name string, b []byte, extra ...string) map[string]any {
+func ExiftoolTags(t *testing.T, name string, b []byte, extra ...string) map[string]any {
 	t.Helper()
 	var got []map[string]any
-	if err := json.Unmarshal(exiftoolRun(t, name, b, append(extra, "-j", "-a", "-G1", "-u", "-n")...), &got); err != nil || len(got) != 1 {
+	if err := json.Unmarshal(ExiftoolRun(t, name, b, append(extra, "-j", "-a", "-G1", "-u", "-n")...), &got); err != nil || len(got) != 1 {
 		t.Fatalf("exiftool's answer: %v", err)
 	}
 	return got[0]

@@ -1,12 +1,15 @@
-package filehost
+package imagemeta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"testing"
+
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // FuzzStripBMFF runs the metadata stripper over ISO BMFF files (the data
@@ -20,20 +23,19 @@ import (
 // boxes on the allowlist are left; and when the source fails, the stripper
 // returns that error after what it yields for the bytes read before.
 func FuzzStripBMFF(f *testing.F) {
-	ftypLen := func(b []byte) int { return int(be.Uint32(b)) }
-	for i, file := range [][]byte{iPhoneHEIC().data, exifInIdatAVIF().data, phoneMovie(false).data, phoneMovie(true).data} {
+	ftypLen := func(b []byte) int { return int(binary.BigEndian.Uint32(b)) }
+	for i, file := range [][]byte{imagemetatest.IPhoneHEIC().Data, imagemetatest.ExifInIdatAVIF().Data, imagemetatest.PhoneMovie(false).Data, imagemetatest.PhoneMovie(true).Data} {
 		f.Add(byte(i), file[ftypLen(file):])
 		f.Add(byte(i), file[ftypLen(file):len(file)/2])
 	}
-	f.Add(byte(4), oldQuickTime().data)
+	f.Add(byte(4), imagemetatest.OldQuickTime().Data)
 	f.Fuzz(func(t *testing.T, brand byte, data []byte) {
 		in := slices.Clone(data) // 4: a QuickTime movie from before ftyp
 		if major := []string{"heic", "avif", "isom", "qt  ", ""}[brand%5]; major != "" {
-			in = append(bmffBox("ftyp", []byte(major), u32(0), []byte(major)), data...)
+			in = append(imagemetatest.BMFFBox("ftyp", []byte(major), imagemetatest.U32(0), []byte(major)), data...)
 		}
-		out, err := io.ReadAll(newStripReader(bytes.NewReader(in)))
-		var refused *invalidInput
-		if errors.As(err, &refused) {
+		out, err := io.ReadAll(NewStripReader(bytes.NewReader(in)))
+		if errors.Is(err, ErrUnstrippable) {
 			return
 		}
 		if err != nil {
@@ -47,11 +49,11 @@ func FuzzStripBMFF(f *testing.F) {
 			t.Fatal(what)
 		}
 		k := len(in) / 2
-		part, err := io.ReadAll(newStripReader(&failingReader{in[:k]}))
-		if !errors.Is(err, errSourceFailed) && !errors.As(err, &refused) {
+		part, err := io.ReadAll(NewStripReader(&failingReader{in[:k]}))
+		if !errors.Is(err, errSourceFailed) && !errors.Is(err, ErrUnstrippable) {
 			t.Fatalf("the source failed after %d bytes; the stripper returned %v", k, err)
 		}
-		if want, _ := io.ReadAll(newStripReader(bytes.NewReader(in[:k]))); !bytes.HasPrefix(want, part) {
+		if want, _ := io.ReadAll(NewStripReader(bytes.NewReader(in[:k]))); !bytes.HasPrefix(want, part) {
 			t.Fatalf("before the failure at %d it yielded %d bytes that are not a start of what it yields for those bytes", k, len(part))
 		}
 	})

@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -23,14 +24,20 @@ import (
 // a movie's small header boxes.
 
 // bmffMaxMeta bounds the one box the walk reads whole, a picture's meta
-// box: a few kilobytes in real files, and above this the upload is refused
+// box: a few kilobytes in real files, and above this the file is refused
 // rather than stored with its metadata.
 const bmffMaxMeta = 16 << 20
 
+// ErrUnstrippable: a picture's metadata lies where the one pass cannot
+// blank it (docs/filehost.md#heif-and-mp4), so the stripper fails rather
+// than yield it; the error wrapping it says where, and that re-saving the
+// picture helps. Unstripped, the file is fine to store as sent.
+var ErrUnstrippable = errors.New("the picture's metadata cannot be removed")
+
 // errBMFFUnstrippable refuses a picture whose metadata the one pass cannot
-// blank; with strip_metadata off it is stored as sent.
+// blank.
 func errBMFFUnstrippable(why string) error {
-	return invalid("the picture's metadata cannot be removed (" + why + "); re-save the picture and upload it again")
+	return fmt.Errorf("%w (%s); re-save the picture and upload it again", ErrUnstrippable, why)
 }
 
 // bmffSpan is a range of file offsets, end exclusive.

@@ -1,13 +1,13 @@
-package filehost
+package imagemeta
 
 import (
 	"encoding/binary"
 	"image"
 )
 
-// jpegOrientation reads the EXIF Orientation tag (1-8) from the start of a
+// JPEGOrientation reads the EXIF Orientation tag (1-8) from the start of a
 // JPEG; 1 (as stored) when absent or unreadable.
-func jpegOrientation(b []byte) int {
+func JPEGOrientation(b []byte) int {
 	if len(b) < 4 || b[0] != 0xFF || b[1] != 0xD8 {
 		return 1
 	}
@@ -68,8 +68,10 @@ func tiffOrientation(t []byte) int {
 	return 1
 }
 
-// orient applies an EXIF orientation so the thumbnail shows upright.
-func orient(img image.Image, o int) image.Image {
+// Orient returns img turned as the EXIF orientation o says, so that a
+// picture stored sideways shows upright; 1 (as stored) or a value outside
+// 1-8 leaves img as it is.
+func Orient(img image.Image, o int) image.Image {
 	if o <= 1 || o > 8 {
 		return img
 	}

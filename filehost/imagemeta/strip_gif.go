@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 // gifScreen passes the header, the logical screen descriptor and the
 // global colour table.
@@ -76,7 +76,7 @@ func gifSubBlocks(s *stripReader, drop bool) {
 	if drop {
 		next = gifDropBlocks
 	}
-	for n+1+255 < stripBufferSize {
+	for n+1+255 < StripBufferSize {
 		b, ok := s.peek(n + 1)
 		if !ok {
 			if n == 0 {

@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 import (
 	"bufio"
@@ -7,20 +7,16 @@ import (
 	"math"
 )
 
-// Metadata stripping (docs/filehost.md#metadata-stripping) runs inside the
-// upload's one streaming pass: the stripper reads the part as sent and
-// yields the bytes to store, which streamHashed then hashes and writes. It
-// removes whole metadata blocks (segments, chunks, extensions) and never
-// decodes pixels, so memory stays at one read buffer whatever the size.
-//
-// The format is told by the content's first bytes, not by the name or the
-// sniffed MIME type. A step that finds something it cannot parse hands the
-// rest of the stream over untouched: a file that does not parse as its type
-// from the start is stored exactly as sent.
+// The stripper is a chain of steps over a buffered source, each deciding
+// what to do with the block at its position. The format is told by the
+// content's first bytes, not by a name or a sniffed MIME type. A step that
+// finds something it cannot parse hands the rest of the stream over
+// untouched: a file that does not parse as its type from the start comes
+// through exactly as sent.
 
-// stripBufferSize holds the largest block a decision needs whole: a JPEG
+// StripBufferSize holds the largest block a decision needs whole: a JPEG
 // segment is at most 64 KiB.
-const stripBufferSize = 128 << 10
+const StripBufferSize = 128 << 10
 
 // stripStep parses the next block at the stripper's position and says what
 // to do with it by setting the stripper's counters and its next step. A
@@ -44,19 +40,21 @@ type stripReader struct {
 
 const passRest = -1
 
-// newStripReader returns src with the metadata of a JPEG, PNG, WebP or GIF
+// NewStripReader returns src with the metadata of a JPEG, PNG, WebP or GIF
 // removed, and that of an ISO BMFF file (HEIC, AVIF, MP4, MOV) blanked in
-// place; any other content comes through unchanged.
-func newStripReader(src io.Reader) io.Reader {
-	return newStripReaderSize(src, stripBufferSize)
+// place; any other content comes through unchanged. Reading it fails with
+// an error wrapping ErrUnstrippable for a picture it cannot strip, and
+// with the source's error when the source fails.
+func NewStripReader(src io.Reader) io.Reader {
+	return NewStripReaderSize(src, StripBufferSize)
 }
 
-// newStripReaderSize is newStripReader with a buffer of size bytes (at
-// most stripBufferSize). A buffer at least as large as the whole source
+// NewStripReaderSize is NewStripReader with a buffer of size bytes (at
+// most StripBufferSize). A buffer at least as large as the whole source
 // decides as the full one would: a block that does not fit would not have
 // been complete either.
-func newStripReaderSize(src io.Reader, size int) io.Reader {
-	return &stripReader{src: bufio.NewReaderSize(src, min(size, stripBufferSize)), next: stripSniff}
+func NewStripReaderSize(src io.Reader, size int) io.Reader {
+	return &stripReader{src: bufio.NewReaderSize(src, min(size, StripBufferSize)), next: stripSniff}
 }
 
 func (s *stripReader) Read(p []byte) (int, error) {

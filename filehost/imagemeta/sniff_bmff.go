@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 import (
 	"encoding/binary"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// bmffMIME names the type of an ISO BMFF file from the brands of its ftyp
+// BMFFType names the type of an ISO BMFF file from the brands of its ftyp
 // box: http.DetectContentType knows only MP4 and calls HEIC, AVIF and
 // QuickTime "application/octet-stream". A picture brand anywhere in the
 // list makes a picture, the most specific one winning (a HEIC lists the
@@ -14,7 +14,7 @@ import (
 // files often list a 3GPP brand among the others. "" leaves the file to
 // the sniffer: not BMFF, or brands such as isom and mp42 that it already
 // calls video/mp4. A QuickTime movie from before ftyp is video/quicktime.
-func bmffMIME(head []byte) string {
+func BMFFType(head []byte) string {
 	if isOldQuickTime(head) {
 		return "video/quicktime"
 	}

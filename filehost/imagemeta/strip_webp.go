@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 import "encoding/binary"
 

@@ -1,4 +1,4 @@
-package filehost
+package imagemeta
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"testing/iotest"
+
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // stripFormats are the magic bytes FuzzStrip's format byte puts before
@@ -73,17 +75,17 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // first Exif segment; and when the source fails, the stripper returns that
 // error after what it yields for the bytes read before.
 func FuzzStrip(f *testing.F) {
-	jpg, png, webp, gif := metaJPEG(f), metaPNG(f), metaWebP(f), metaGIF(f)
-	uprightFirst := append(slices.Clone(jpg[:2]), jpegSeg(jpegAPP1, "Exif\x00\x00"+string(gpsTIFF(1)))...)
-	uprightFirst = append(uprightFirst, jpg[2:]...) // then metaJPEG's Exif, orientation 6
-	hdr, _ := ultraHDR(f)
+	jpg, png, webp, gif := imagemetatest.MetaJPEG(f), imagemetatest.MetaPNG(f), imagemetatest.MetaWebP(f), imagemetatest.MetaGIF(f)
+	uprightFirst := append(slices.Clone(jpg[:2]), imagemetatest.JPEGSegment(jpegAPP1, "Exif\x00\x00"+string(imagemetatest.GPSTIFF(1)))...)
+	uprightFirst = append(uprightFirst, jpg[2:]...) // then imagemetatest.MetaJPEG's Exif, orientation 6
+	hdr, _ := imagemetatest.UltraHDR(f)
 	for _, file := range [][]byte{
-		jpg, png, webp, gif, uprightFirst, goProJPEG(f), canonJPEG(f), hdr, hdr[:len(hdr)/2],
-		jpegBytes(f, 8, 8), pngBytes(f, 4, 4), gifBytes(f, 4, 4),
+		jpg, png, webp, gif, uprightFirst, imagemetatest.GoProJPEG(f), imagemetatest.CanonJPEG(f), hdr, hdr[:len(hdr)/2],
+		imagemetatest.JPEG(f, 8, 8), imagemetatest.PNG(f, 4, 4), imagemetatest.GIF(f, 4, 4),
 		nil, []byte("hello, this is not a picture\n"),
 		jpg[:60], png[:40], webp[:40], gif[:30],
 		append([]byte{0xFF, 0xD8, 0xFF, 0xFF, 0x01, 0xFF, 0xD0}, jpg[2:]...),
-		append(slices.Clone(png[:len(png)-12]), pngChunkOf("eXIf", gpsTIFF(6))...),
+		append(slices.Clone(png[:len(png)-12]), pngChunkOf("eXIf", imagemetatest.GPSTIFF(6))...),
 	} {
 		format, data := stripSeed(file)
 		f.Add(format, data)
@@ -93,7 +95,7 @@ func FuzzStrip(f *testing.F) {
 		if isBMFF(in) {
 			return // FuzzStripBMFF's, which may refuse a layout it cannot strip
 		}
-		out, err := io.ReadAll(newStripReader(bytes.NewReader(in)))
+		out, err := io.ReadAll(NewStripReader(bytes.NewReader(in)))
 		if err != nil {
 			t.Fatalf("the stripper refused %d bytes read whole: %v", len(in), err)
 		}
@@ -112,11 +114,11 @@ func FuzzStrip(f *testing.F) {
 			t.Fatalf("orientation %d became %d", o, p)
 		}
 		k := len(in) / 2
-		part, err := io.ReadAll(newStripReader(&failingReader{in[:k]}))
+		part, err := io.ReadAll(NewStripReader(&failingReader{in[:k]}))
 		if !errors.Is(err, errSourceFailed) {
 			t.Fatalf("the source failed after %d bytes; the stripper returned %v", k, err)
 		}
-		if want, _ := io.ReadAll(newStripReader(bytes.NewReader(in[:k]))); !bytes.Equal(part, want) {
+		if want, _ := io.ReadAll(NewStripReader(bytes.NewReader(in[:k]))); !bytes.Equal(part, want) {
 			t.Fatalf("before the failure at %d it yielded %d bytes, not the %d it yields for those bytes", k, len(part), len(want))
 		}
 	})
@@ -399,12 +401,12 @@ func firstExifOrientation(b []byte) int {
 func checkStripSteady(t *testing.T, in, out []byte) {
 	t.Helper()
 	if len(in) <= 64<<10 {
-		cut, err := io.ReadAll(iotest.OneByteReader(newStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
+		cut, err := io.ReadAll(iotest.OneByteReader(NewStripReader(iotest.OneByteReader(bytes.NewReader(in)))))
 		if err != nil || !bytes.Equal(cut, out) {
 			t.Fatalf("read a byte at a time: %d bytes, %v; read whole: %d bytes", len(cut), err, len(out))
 		}
 	}
-	again, err := io.ReadAll(newStripReader(bytes.NewReader(out)))
+	again, err := io.ReadAll(NewStripReader(bytes.NewReader(out)))
 	if err != nil || !bytes.Equal(again, out) {
 		t.Fatalf("stripping the output again gave %d bytes (%v), not the %d it had", len(again), err, len(out))
 	}

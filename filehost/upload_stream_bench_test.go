@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"folio/filehost/imagemeta"
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // jpegStream is a JPEG-like stream of about size bytes: a header with Exif
@@ -16,7 +19,7 @@ type jpegStream struct {
 }
 
 func newJPEGStream(tb testing.TB, size int64) *jpegStream {
-	head := metaJPEG(tb)
+	head := imagemetatest.MetaJPEG(tb)
 	sos := len(head) - 2 // up to the encoder's EOI; the scan data repeats from here
 	body := make([]byte, 256<<10)
 	// Entropy-coded data holds FF only with a stuffed 00 after it (about
@@ -72,7 +75,7 @@ func BenchmarkUploadStream(b *testing.B) {
 					continue
 				}
 				if mode == "strip on" {
-					src = newStripReader(src)
+					src = imagemeta.NewStripReader(src)
 				}
 				f, err := os.CreateTemp(b.TempDir(), "upload")
 				if err != nil {

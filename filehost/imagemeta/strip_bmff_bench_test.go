@@ -1,9 +1,11 @@
-package filehost
+package imagemeta
 
 import (
 	"bytes"
 	"io"
 	"testing"
+
+	"folio/filehost/imagemeta/imagemetatest"
 )
 
 // repeatReader yields b over and over, n bytes in all.
@@ -29,16 +31,16 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // samples pass as they go by, so it runs at the speed of a copy.
 func BenchmarkStripMovie(b *testing.B) {
 	const size = 256 << 20
-	movie := phoneMovie(false)
-	mdatAt := int(movie.coded.start) - 8
-	head := bytes.Clone(movie.data[:mdatAt])
-	head = append(head, u32(size+8)...)
+	movie := imagemetatest.PhoneMovie(false)
+	mdatAt := int(movie.Coded.Start) - 8
+	head := bytes.Clone(movie.Data[:mdatAt])
+	head = append(head, imagemetatest.U32(size+8)...)
 	head = append(head, "mdat"...)
-	moov := movie.data[movie.coded.end:]
+	moov := movie.Data[movie.Coded.End:]
 	b.SetBytes(int64(len(head) + size + len(moov)))
 	for b.Loop() {
-		src := io.MultiReader(bytes.NewReader(head), &repeatReader{b: bmffPayloadBytes(64<<10, 1), left: size}, bytes.NewReader(moov))
-		n, err := io.Copy(io.Discard, newStripReader(src))
+		src := io.MultiReader(bytes.NewReader(head), &repeatReader{b: imagemetatest.Payload(64<<10, 1), left: size}, bytes.NewReader(moov))
+		n, err := io.Copy(io.Discard, NewStripReader(src))
 		if err != nil || n != int64(len(head)+size+len(moov)) {
 			b.Fatalf("%d bytes, %v", n, err)
 		}
