@@ -1,4 +1,25 @@
-package blog
+// Package htmltomd turns the HTML of a Ghost or WordPress export into the
+// Markdown the blog stores (Convert), and into plain text for imported
+// comments (Text). It is the importers' converter
+// (docs/export-import.md#html-to-markdown) and knows nothing of the blog.
+//
+// It understands the part of HTML that Markdown can say: paragraphs, line
+// breaks, headings, emphasis, strike-through, links, images, lists, quotes,
+// code, rules, and figures of one image and a caption. Elements without a
+// Markdown form (tables, embeds, forms, svg, …) are kept as an HTML block,
+// which is safe because the blog's renderer escapes raw HTML
+// (blog/markdown.go): it shows as text, never as markup. Scripts and styles
+// are dropped: they are never content. Other inline elements give their
+// text. Convert's notes say, once each, what was kept or dropped.
+//
+// It never fails and never refuses input: the tokenizer is a small,
+// lenient one of our own (the standard library has no HTML parser, and
+// encoding/xml refuses most real HTML) that reads anything, stray and
+// unclosed tags included, and the depth of the tree and of the lists and
+// quotes it writes is bounded, so that no input makes it recurse deeply or
+// the Markdown grow with the square of the HTML. Bounding the size of the
+// HTML is the caller's.
+package htmltomd
 
 import (
 	"fmt"
@@ -7,15 +28,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// The importers receive HTML (Ghost, WordPress) and the blog stores
-// Markdown. htmlToMarkdown converts what Markdown can say (paragraphs,
-// headings, emphasis, links, images, lists, quotes, code, rules) and keeps
-// the rest (tables, embeds, forms, …) as an HTML block. That block is safe
-// because the blog's renderer escapes raw HTML (markdown.go): it shows as
-// text, never as markup. Scripts and styles are dropped: they are never
-// content. The tokenizer is a small, lenient one of our own: the standard
-// library has no HTML parser, and encoding/xml refuses most real HTML.
 
 // htmlNode is an element (name set) or a text node of the parsed tree.
 type htmlNode struct {
@@ -313,13 +325,9 @@ type mdConverter struct {
 // maxNesting is how many lists and quotes may nest in the Markdown.
 const maxNesting = 8
 
-// maxConvertedHTML bounds the HTML of one post or page an import converts:
-// twice the Markdown a post may hold.
-const maxConvertedHTML = 2 * maxContent
-
-// htmlToMarkdown converts HTML to Markdown. notes says, once each, what
-// was kept as HTML or dropped ("kept a <table> as HTML").
-func htmlToMarkdown(src string) (md string, notes []string) {
+// Convert converts HTML to Markdown. notes says, once each, what was kept
+// as HTML or dropped ("kept a <table> as HTML"), sorted.
+func Convert(src string) (md string, notes []string) {
 	c := &mdConverter{notes: map[string]bool{}}
 	out := strings.Join(c.blocks(parseHTML(src).kids), "\n\n")
 	for n := range c.notes {
@@ -332,9 +340,9 @@ func htmlToMarkdown(src string) (md string, notes []string) {
 	return out, notes
 }
 
-// htmlToText is the text of HTML with its markup removed, paragraphs and
-// line breaks kept as newlines: for comments, which the blog shows as text.
-func htmlToText(src string) string {
+// Text is the text of HTML with its markup removed, paragraphs and line
+// breaks kept as newlines: for comments, which the blog shows as text.
+func Text(src string) string {
 	var b strings.Builder
 	var walk func(n *htmlNode)
 	walk = func(n *htmlNode) {
@@ -371,8 +379,15 @@ func htmlToText(src string) string {
 	return strings.Join(out, "\n")
 }
 
+// IsBlock reports whether an element (its lower-case name) stands on its
+// own in the Markdown: a block, one kept as HTML, or one dropped. Text
+// around it goes into separate paragraphs.
+func IsBlock(name string) bool {
+	return blockElements[name] || keptElements[name] || droppedElements[name]
+}
+
 func isBlockNode(n *htmlNode) bool {
-	return n.name != "" && (blockElements[n.name] || keptElements[n.name] || droppedElements[n.name])
+	return n.name != "" && IsBlock(n.name)
 }
 
 // blocks converts a container's children into Markdown blocks.
@@ -735,7 +750,7 @@ func escapeLineStart(l string) string {
 // only newlines written are hard breaks ("\\\n").
 func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 	if n.name == "" {
-		b.WriteString(escapeMarkdown(strings.Map(func(r rune) rune {
+		b.WriteString(EscapeText(strings.Map(func(r rune) rune {
 			if r == '\n' {
 				return ' '
 			}
@@ -777,7 +792,7 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		case href == "":
 			b.WriteString(text)
 		case text == "":
-			b.WriteString("[" + escapeMarkdown(href) + "](" + linkDest(href) + ")")
+			b.WriteString("[" + EscapeText(href) + "](" + linkDest(href) + ")")
 		default:
 			b.WriteString("[" + text + "](" + linkDest(href) + linkTitle(n.attr("title")) + ")")
 		}
@@ -786,7 +801,7 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		if src == "" {
 			return
 		}
-		alt := escapeMarkdown(strings.Join(strings.Fields(n.attr("alt")), " "))
+		alt := EscapeText(strings.Join(strings.Fields(n.attr("alt")), " "))
 		b.WriteString("![" + alt + "](" + linkDest(src) + linkTitle(n.attr("title")) + ")")
 	default:
 		// Inline elements without a Markdown form (span, sup, u, …) and
@@ -857,8 +872,8 @@ func inlineCode(s string) string {
 	return fence + s + fence
 }
 
-// escapeMarkdown escapes text so that Markdown shows it as it is.
-func escapeMarkdown(s string) string {
+// EscapeText escapes plain text so that Markdown shows it as it is.
+func EscapeText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
