@@ -232,85 +232,111 @@ func readTag(src string, pos int) (*markupTag, int) {
 		}
 		return &markupTag{kind: tagComment}, pos + 4 + end + 3
 	case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?") || strings.HasPrefix(rest, "</") && len(rest) > 2 && !isLetter(rest[2]):
+		// A doctype, a processing instruction or a bogus end tag: a
+		// comment up to the next '>'.
 		end := strings.IndexByte(rest, '>')
 		if end < 0 {
 			return &markupTag{kind: tagComment}, len(src)
 		}
 		return &markupTag{kind: tagComment}, pos + end + 1
 	case strings.HasPrefix(rest, "</") && len(rest) > 2:
-		i := 2
-		for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '/' {
-			i++
-		}
-		name := strings.ToLower(rest[2:i])
-		end := strings.IndexByte(rest[i:], '>')
-		if end < 0 {
-			return &markupTag{kind: tagComment}, len(src)
-		}
-		return &markupTag{kind: tagEnd, name: name}, pos + i + end + 1
+		return readEndTag(src, pos)
 	case len(rest) > 1 && isLetter(rest[1]):
-	default:
-		return nil, pos + 1
+		return readStartTag(src, pos)
 	}
-	i := 1
+	return nil, pos + 1
+}
+
+// nameEnd is the end of the tag name starting at rest[i].
+func nameEnd(rest string, i int) int {
 	for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '/' {
 		i++
 	}
+	return i
+}
+
+// readEndTag reads "</name …>" at src[pos]; one without its '>' is a
+// comment to the end of the document.
+func readEndTag(src string, pos int) (*markupTag, int) {
+	rest := src[pos:]
+	i := nameEnd(rest, 2)
+	end := strings.IndexByte(rest[i:], '>')
+	if end < 0 {
+		return &markupTag{kind: tagComment}, len(src)
+	}
+	return &markupTag{kind: tagEnd, name: strings.ToLower(rest[2:i])}, pos + i + end + 1
+}
+
+// readStartTag reads "<name attr…>" or "<name …/>" at src[pos], keeping at
+// most 64 attributes. An unfinished tag ends the document.
+func readStartTag(src string, pos int) (*markupTag, int) {
+	rest := src[pos:]
+	i := nameEnd(rest, 1)
 	t := &markupTag{kind: tagStart, name: strings.ToLower(rest[1:i])}
 	for {
 		for i < len(rest) && (isSpace(rest[i]) || rest[i] == '/' && i+1 < len(rest) && rest[i+1] != '>') {
 			i++
 		}
-		if i >= len(rest) {
-			return t, len(src) // an unfinished tag ends the document
-		}
-		if rest[i] == '>' {
+		switch {
+		case i >= len(rest):
+			return t, len(src)
+		case rest[i] == '>':
 			return t, pos + i + 1
-		}
-		if strings.HasPrefix(rest[i:], "/>") {
+		case strings.HasPrefix(rest[i:], "/>"):
 			t.selfClosing = true
 			return t, pos + i + 2
 		}
-		start := i
-		for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '=' && !(rest[i] == '/' && i > start) {
-			i++
+		a, next, ok := readAttr(rest, i)
+		if next < 0 {
+			return t, len(src)
 		}
-		if i == start { // a lone '=' or '/'
-			i++
-			continue
-		}
-		a := htmlAttr{name: strings.ToLower(rest[start:i])}
-		j := i
-		for j < len(rest) && isSpace(rest[j]) {
-			j++
-		}
-		if j < len(rest) && rest[j] == '=' {
-			j++
-			for j < len(rest) && isSpace(rest[j]) {
-				j++
-			}
-			if j < len(rest) && (rest[j] == '"' || rest[j] == '\'') {
-				q := rest[j]
-				end := strings.IndexByte(rest[j+1:], q)
-				if end < 0 {
-					return t, len(src)
-				}
-				a.value = rest[j+1 : j+1+end]
-				j += end + 2
-			} else {
-				s := j
-				for j < len(rest) && !isSpace(rest[j]) && rest[j] != '>' {
-					j++
-				}
-				a.value = rest[s:j]
-			}
-			i = j
-		}
-		a.value = html.UnescapeString(a.value)
-		if len(t.attrs) < 64 {
+		if ok && len(t.attrs) < 64 {
 			t.attrs = append(t.attrs, a)
 		}
+		i = next
 	}
+}
+
+// readAttr reads the attribute at rest[i]: a name, then a value after '='
+// (quoted, or up to a space or '>'), its character references decoded.
+// next is where reading goes on: -1 after a quote that never closes, which
+// ends the document. ok is false for a lone '=' or '/', which is skipped.
+func readAttr(rest string, i int) (a htmlAttr, next int, ok bool) {
+	start := i
+	for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '=' && !(rest[i] == '/' && i > start) {
+		i++
+	}
+	if i == start {
+		return a, i + 1, false
+	}
+	a.name = strings.ToLower(rest[start:i])
+	j := skipSpace(rest, i)
+	if j >= len(rest) || rest[j] != '=' {
+		return a, i, true // no value
+	}
+	j = skipSpace(rest, j+1)
+	if j < len(rest) && (rest[j] == '"' || rest[j] == '\'') {
+		end := strings.IndexByte(rest[j+1:], rest[j])
+		if end < 0 {
+			return a, -1, true
+		}
+		a.value = html.UnescapeString(rest[j+1 : j+1+end])
+		return a, j + end + 2, true
+	}
+	k := j
+	for k < len(rest) && !isSpace(rest[k]) && rest[k] != '>' {
+		k++
+	}
+	a.value = html.UnescapeString(rest[j:k])
+	return a, k, true
+}
+
+// skipSpace is the index of the first byte from rest[i] that is no space.
+func skipSpace(rest string, i int) int {
+	for i < len(rest) && isSpace(rest[i]) {
+		i++
+	}
+	return i
 }
 
 // mdConverter turns a tree into Markdown, noting what it could not convert.
