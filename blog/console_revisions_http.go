@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"folio/blog/linediff"
 	"folio/httpx"
 	"folio/templates"
 )
@@ -99,7 +100,7 @@ type revisionView struct {
 	CreatedAt  time.Time
 	Title      string
 	Changes    []fieldChange
-	Rows       []diffRow
+	Rows       []linediff.Row
 	SameText   bool // the Markdown is the same
 	Comparable bool // false: too different to compare line by line
 }
@@ -152,10 +153,10 @@ func (b *Blog) renderRevision(w http.ResponseWriter, r *http.Request, status int
 	}
 	rv.SameText = thenText == nowText
 	if !rv.SameText {
-		script, ok := diffLines(splitLines(thenText), splitLines(nowText), maxDiffEdits, maxDiffLines)
+		script, ok := linediff.Diff(linediff.Lines(thenText), linediff.Lines(nowText), linediff.MaxEdits, linediff.MaxLines)
 		rv.Comparable = ok
 		if ok {
-			rv.Rows = diffRows(script)
+			rv.Rows = linediff.Rows(script)
 		}
 	}
 	v := b.console.View(w, r, "Revision of “"+t.Title+"” from "+rv.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), t.Section)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"folio/blog/htmltomd"
 )
 
 // ghostExport is an opened Ghost JSON export: {"db": [{"meta": …, "data":
@@ -396,10 +398,10 @@ func ghostContent(p ghostPost) (string, []string) {
 		}
 	}
 	if p.HTML != nil && strings.TrimSpace(*p.HTML) != "" {
-		return htmlToMarkdown(ghostURL(*p.HTML))
+		return htmltomd.Convert(ghostURL(*p.HTML))
 	}
 	if p.Plaintext != nil && strings.TrimSpace(*p.Plaintext) != "" {
-		return escapeMarkdown(*p.Plaintext) + "\n", []string{"no HTML in the export; imported its plain text"}
+		return htmltomd.EscapeText(*p.Plaintext) + "\n", []string{"no HTML in the export; imported its plain text"}
 	}
 	if p.Lexical != nil && *p.Lexical != "" {
 		return "", []string{"no HTML in the export (only Lexical, which Folio does not read); imported without content"}

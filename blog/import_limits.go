@@ -15,6 +15,10 @@ import (
 // bytes a file, so the count is checked first (zipEntries).
 const maxArchiveEntries = 100_000
 
+// maxConvertedHTML bounds the HTML of one post or page an import converts:
+// twice the Markdown a post may hold.
+const maxConvertedHTML = 2 * maxContent
+
 // ExpandError: an archive holds more than an import reads, once
 // decompressed, or more files; nothing was imported. Answered 413, as a
 // file over the import limit is (docs/export-import.md#limits).

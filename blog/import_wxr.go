@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"folio/blog/htmltomd"
 )
 
 // wxrExport is an opened WordPress eXtended RSS file (WXR 1.0-1.2): an
@@ -254,7 +256,7 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
 		return nil
 	}
-	md, notes := htmlToMarkdown(autop(content))
+	md, notes := htmltomd.Convert(autop(content))
 	for _, note := range notes {
 		imp.res.warn("%s: %s", origin, note)
 	}
@@ -276,7 +278,7 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 	}
 	p := importPost{Title: title, Slug: slug, Markdown: md, Status: status, PublishedAt: published, Created: date,
 		Updated: modified, Origin: origin}
-	if ex := htmlToText(n.raw(wxrNamespacePrefix, "encoded")); ex != "" {
+	if ex := htmltomd.Text(n.raw(wxrNamespacePrefix, "encoded")); ex != "" {
 		p.Summary = ex
 	}
 	show := n.child("comment_status") != "closed"
@@ -342,7 +344,7 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 			continue
 		}
 		err := imp.comment(ctx, importComment{Post: slug, Author: c.child("comment_author"), Email: c.child("comment_author_email"),
-			Content: htmlToText(c.raw(wxrNamespacePrefix, "comment_content")), Status: CommentApproved,
+			Content: htmltomd.Text(c.raw(wxrNamespacePrefix, "comment_content")), Status: CommentApproved,
 			IP: c.child("comment_author_IP"), Created: *created, Origin: fmt.Sprintf("%s comment %s", origin, c.child("comment_id"))})
 		if err != nil {
 			return err
@@ -425,5 +427,5 @@ func startsBlockTag(lower string) bool {
 	case "tr", "td", "th", "thead", "tbody", "tfoot", "caption", "colgroup", "col", "option", "optgroup", "legend", "source", "track", "param":
 		return true
 	}
-	return blockElements[name] || keptElements[name] || droppedElements[name]
+	return htmltomd.IsBlock(name)
 }

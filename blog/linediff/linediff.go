@@ -1,41 +1,45 @@
-package blog
+// Package linediff compares two texts line by line, for the console's
+// revision pages (docs/console.md#revisions): Diff gives the edit script
+// turning one list of lines into the other, and Rows folds its long runs
+// of unchanged lines for display.
+//
+// Diff is Myers' O((N+M)·D) algorithm over lines, after the common head
+// and tail are set aside, so it finds a shortest script. Its memory grows
+// with the square of the edits, so it gives up beyond a bound of changed
+// lines, or of lines left to compare (MaxEdits and MaxLines are the
+// console's), and the page says the texts are too different to compare
+// line by line. It never fails otherwise, whatever the lines hold.
+package linediff
 
 import "strings"
-
-// A line diff for the console's revision pages (docs/console.md#revisions):
-// Myers' O((N+M)·D) algorithm over lines, after the common head and tail
-// are set aside. Its memory grows with the square of the edits, so it
-// gives up beyond maxDiffEdits changed lines, or maxDiffLines lines left
-// to compare, and the page says the texts are too different to compare
-// line by line.
 
 // Bounds of a line diff: at most 4 MB of trace and a few tens of millions
 // of steps.
 const (
-	maxDiffEdits = 1000
-	maxDiffLines = 20000
+	MaxEdits = 1000
+	MaxLines = 20000
 )
 
-// diffOp is what a line of a diff does.
-type diffOp int
+// Op is what a line of a diff does.
+type Op int
 
 const (
-	diffSame diffOp = iota
-	diffDel         // in the old text only
-	diffIns         // in the new text only
+	Same Op = iota // in both texts
+	Del            // in the old text only
+	Ins            // in the new text only
 )
 
-// diffLine is one line of an edit script. Old and New are its 1-based line
+// Line is one line of an edit script. Old and New are its 1-based line
 // numbers in either text, 0 where it has none.
-type diffLine struct {
-	Op       diffOp
+type Line struct {
+	Op       Op
 	Text     string
 	Old, New int
 }
 
-// splitLines splits a text into lines; "" has none, and a final newline
-// does not make an empty last line.
-func splitLines(s string) []string {
+// Lines splits a text into lines; "" has none, a final newline does not
+// make an empty last line, and CRLF is a newline.
+func Lines(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -43,10 +47,12 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// diffLines returns the edit script turning a into b: every line of both,
-// in order, each kept, deleted or inserted. ok is false, and the script
-// nil, when the texts are too far apart to compare within the bounds.
-func diffLines(a, b []string, maxEdits, maxLines int) (script []diffLine, ok bool) {
+// Diff returns a shortest edit script turning a into b: every line of
+// both, in order, each kept, deleted or inserted. ok is false, and the
+// script nil, when the script needs more than maxEdits deletions and
+// insertions, or more than maxLines lines are left to compare once the
+// common head and tail are set aside.
+func Diff(a, b []string, maxEdits, maxLines int) (script []Line, ok bool) {
 	head := 0
 	for head < len(a) && head < len(b) && a[head] == b[head] {
 		head++
@@ -63,26 +69,26 @@ func diffLines(a, b []string, maxEdits, maxLines int) (script []diffLine, ok boo
 	if !ok {
 		return nil, false
 	}
-	script = make([]diffLine, 0, head+len(mid)+tail)
+	script = make([]Line, 0, head+len(mid)+tail)
 	for i := 0; i < head; i++ {
-		script = append(script, diffLine{Op: diffSame, Text: a[i]})
+		script = append(script, Line{Op: Same, Text: a[i]})
 	}
 	script = append(script, mid...)
 	for i := len(a) - tail; i < len(a); i++ {
-		script = append(script, diffLine{Op: diffSame, Text: a[i]})
+		script = append(script, Line{Op: Same, Text: a[i]})
 	}
 	// Number the lines in either text.
 	o, n := 0, 0
 	for i := range script {
 		switch script[i].Op {
-		case diffSame:
+		case Same:
 			o++
 			n++
 			script[i].Old, script[i].New = o, n
-		case diffDel:
+		case Del:
 			o++
 			script[i].Old = o
-		case diffIns:
+		case Ins:
 			n++
 			script[i].New = n
 		}
@@ -94,7 +100,7 @@ func diffLines(a, b []string, maxEdits, maxLines int) (script []diffLine, ok boo
 // more than maxD deletions and insertions. trace[d] keeps, for each
 // diagonal k in -d..d (at index k+d), how far along a the furthest path of
 // d edits reached: the backtrack reads the path from it.
-func myers(a, b []string, maxD int) ([]diffLine, bool) {
+func myers(a, b []string, maxD int) ([]Line, bool) {
 	n, m := len(a), len(b)
 	if n == 0 && m == 0 {
 		return nil, true
@@ -132,7 +138,7 @@ func myers(a, b []string, maxD int) ([]diffLine, bool) {
 		return nil, false
 	}
 	// Walk back from the end, collecting the script in reverse.
-	rev := make([]diffLine, 0, n+m)
+	rev := make([]Line, 0, n+m)
 	x, y := n, m
 	for d := found; d > 0; d-- {
 		prev := trace[d-1] // diagonal k at index k+d-1
@@ -148,20 +154,20 @@ func myers(a, b []string, maxD int) ([]diffLine, bool) {
 		for x > px && y > py {
 			x--
 			y--
-			rev = append(rev, diffLine{Op: diffSame, Text: a[x]})
+			rev = append(rev, Line{Op: Same, Text: a[x]})
 		}
 		if x == px {
 			y--
-			rev = append(rev, diffLine{Op: diffIns, Text: b[y]})
+			rev = append(rev, Line{Op: Ins, Text: b[y]})
 		} else {
 			x--
-			rev = append(rev, diffLine{Op: diffDel, Text: a[x]})
+			rev = append(rev, Line{Op: Del, Text: a[x]})
 		}
 	}
 	for x > 0 && y > 0 {
 		x--
 		y--
-		rev = append(rev, diffLine{Op: diffSame, Text: a[x]})
+		rev = append(rev, Line{Op: Same, Text: a[x]})
 	}
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
@@ -169,37 +175,37 @@ func myers(a, b []string, maxD int) ([]diffLine, bool) {
 	return rev, true
 }
 
-// diffRow is a line of a diff as the page shows it: a line, or a gap of
-// unchanged lines left out (Skipped of them).
-type diffRow struct {
-	diffLine
+// Row is a line of a diff as the page shows it: a line, or a gap of
+// unchanged lines left out (Skipped of them, the first of which is Line).
+type Row struct {
+	Line
 	Skipped int
 }
 
 // Del and Ins tell the template how to mark a row.
-func (r diffRow) Del() bool { return r.Skipped == 0 && r.Op == diffDel }
-func (r diffRow) Ins() bool { return r.Skipped == 0 && r.Op == diffIns }
+func (r Row) Del() bool { return r.Skipped == 0 && r.Op == Del }
+func (r Row) Ins() bool { return r.Skipped == 0 && r.Op == Ins }
 
-// diffContext is how many unchanged lines are shown around a change.
-const diffContext = 3
+// contextLines is how many unchanged lines are shown around a change.
+const contextLines = 3
 
-// diffRows folds the runs of unchanged lines of a script into gaps,
-// keeping diffContext lines on either side of each change; a run of one
-// line is shown rather than folded.
-func diffRows(script []diffLine) []diffRow {
+// Rows folds the runs of unchanged lines of a script into gaps, keeping
+// contextLines lines on either side of each change; a run of one line is
+// shown rather than folded.
+func Rows(script []Line) []Row {
 	near := make([]bool, len(script))
 	for i, l := range script {
-		if l.Op == diffSame {
+		if l.Op == Same {
 			continue
 		}
-		for j := max(0, i-diffContext); j <= min(len(script)-1, i+diffContext); j++ {
+		for j := max(0, i-contextLines); j <= min(len(script)-1, i+contextLines); j++ {
 			near[j] = true
 		}
 	}
-	var rows []diffRow
+	var rows []Row
 	for i := 0; i < len(script); {
 		if near[i] {
-			rows = append(rows, diffRow{diffLine: script[i]})
+			rows = append(rows, Row{Line: script[i]})
 			i++
 			continue
 		}
@@ -208,9 +214,9 @@ func diffRows(script []diffLine) []diffRow {
 			j++
 		}
 		if j-i == 1 { // a gap would take the line's own room
-			rows = append(rows, diffRow{diffLine: script[i]})
+			rows = append(rows, Row{Line: script[i]})
 		} else {
-			rows = append(rows, diffRow{diffLine: script[i], Skipped: j - i})
+			rows = append(rows, Row{Line: script[i], Skipped: j - i})
 		}
 		i = j
 	}

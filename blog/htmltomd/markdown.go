@@ -1,305 +1,11 @@
-package blog
+package htmltomd
 
 import (
 	"fmt"
 	"html"
-	"slices"
 	"strconv"
 	"strings"
 )
-
-// The importers receive HTML (Ghost, WordPress) and the blog stores
-// Markdown. htmlToMarkdown converts what Markdown can say (paragraphs,
-// headings, emphasis, links, images, lists, quotes, code, rules) and keeps
-// the rest (tables, embeds, forms, …) as an HTML block. That block is safe
-// because the blog's renderer escapes raw HTML (markdown.go): it shows as
-// text, never as markup. Scripts and styles are dropped: they are never
-// content. The tokenizer is a small, lenient one of our own: the standard
-// library has no HTML parser, and encoding/xml refuses most real HTML.
-
-// htmlNode is an element (name set) or a text node of the parsed tree.
-type htmlNode struct {
-	name  string // lower-case element name; "" for text
-	attrs []htmlAttr
-	text  string // a text node's decoded text
-	kids  []*htmlNode
-}
-
-type htmlAttr struct{ name, value string }
-
-func (n *htmlNode) attr(name string) string {
-	for _, a := range n.attrs {
-		if a.name == name {
-			return a.value
-		}
-	}
-	return ""
-}
-
-// maxHTMLDepth bounds the tree's nesting: deeper start tags are ignored
-// (their text is kept), so that no input makes the converter's recursion
-// deep.
-const maxHTMLDepth = 100
-
-var voidElements = map[string]bool{
-	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true,
-	"link": true, "meta": true, "param": true, "source": true, "track": true, "wbr": true,
-}
-
-// rawTextElements hold text up to their end tag, never markup.
-var rawTextElements = map[string]bool{
-	"script": true, "style": true, "textarea": true, "title": true, "xmp": true, "iframe": true,
-	"noembed": true, "noframes": true, "plaintext": true,
-}
-
-// droppedElements are never content.
-var droppedElements = map[string]bool{
-	"script": true, "style": true, "template": true, "head": true, "title": true, "meta": true, "link": true,
-	"base": true, "noscript": true,
-}
-
-// keptElements have no Markdown form: they stay as (escaped) HTML.
-var keptElements = map[string]bool{
-	"table": true, "iframe": true, "video": true, "audio": true, "object": true, "embed": true, "form": true,
-	"svg": true, "math": true, "canvas": true, "select": true, "details": true, "fieldset": true,
-	"textarea": true, "input": true, "button": true, "map": true,
-}
-
-// blockElements start a new block in Markdown.
-var blockElements = map[string]bool{
-	"p": true, "div": true, "section": true, "article": true, "main": true, "header": true, "footer": true,
-	"aside": true, "nav": true, "address": true, "center": true, "h1": true, "h2": true, "h3": true, "h4": true,
-	"h5": true, "h6": true, "ul": true, "ol": true, "li": true, "blockquote": true, "pre": true, "hr": true,
-	"figure": true, "figcaption": true, "dl": true, "dt": true, "dd": true, "hgroup": true, "body": true, "html": true,
-}
-
-// closesP are the start tags that end an open paragraph.
-func closesP(name string) bool {
-	return name != "li" && name != "dt" && name != "dd" && name != "figcaption" && (blockElements[name] || keptElements[name])
-}
-
-// parseHTML builds a tree from HTML the way a forgiving browser would, in
-// the few ways that matter here: void elements, implied ends of p, li and
-// table cells, stray end tags ignored, unclosed elements closed at the end.
-func parseHTML(src string) *htmlNode {
-	root := &htmlNode{name: "#root"}
-	stack := []*htmlNode{root}
-	top := func() *htmlNode { return stack[len(stack)-1] }
-	closeTo := func(name string, stopAt ...string) {
-		for i := len(stack) - 1; i > 0; i-- {
-			if slices.Contains(stopAt, stack[i].name) {
-				return
-			}
-			if stack[i].name == name {
-				stack = stack[:i]
-				return
-			}
-		}
-	}
-	// Text runs from textStart to the next markup; a '<' that starts none
-	// stays in the run, so that no input makes text pieces pile up.
-	pos, textStart := 0, 0
-	for pos < len(src) {
-		lt := strings.IndexByte(src[pos:], '<')
-		if lt < 0 {
-			break
-		}
-		pos += lt
-		tok, next := readTag(src, pos)
-		if tok == nil {
-			pos = next
-			continue
-		}
-		addText(top(), src[textStart:pos])
-		pos = next
-		textStart = pos
-		switch {
-		case tok.kind == tagComment:
-		case tok.kind == tagEnd:
-			switch tok.name {
-			case "p":
-				closeTo("p", "div", "li", "blockquote", "td", "th")
-			case "br":
-				top().kids = append(top().kids, &htmlNode{name: "br"})
-			default:
-				closeTo(tok.name)
-			}
-		default:
-			name := tok.name
-			if closesP(name) {
-				closeTo("p", "div", "li", "blockquote", "td", "th", "table")
-			}
-			switch name {
-			case "li":
-				closeTo("li", "ul", "ol", "table")
-			case "dt", "dd":
-				closeTo("dt", "dl")
-				closeTo("dd", "dl")
-			case "tr":
-				closeTo("tr", "table", "thead", "tbody", "tfoot")
-			case "td", "th":
-				closeTo("td", "tr", "table")
-				closeTo("th", "tr", "table")
-			}
-			n := &htmlNode{name: name, attrs: tok.attrs}
-			if rawTextElements[name] {
-				end := indexFold(src[pos:], "</"+name)
-				raw := src[pos:]
-				if end >= 0 {
-					raw = src[pos : pos+end]
-					pos += end
-					if gt := strings.IndexByte(src[pos:], '>'); gt >= 0 {
-						pos += gt + 1
-					} else {
-						pos = len(src)
-					}
-				} else {
-					pos = len(src)
-				}
-				if raw != "" {
-					n.kids = append(n.kids, &htmlNode{text: html.UnescapeString(raw)})
-				}
-				top().kids = append(top().kids, n)
-				textStart = pos
-				continue
-			}
-			top().kids = append(top().kids, n)
-			if !voidElements[name] && !tok.selfClosing && len(stack) < maxHTMLDepth {
-				stack = append(stack, n)
-			}
-		}
-	}
-	addText(top(), src[textStart:])
-	return root
-}
-
-func addText(parent *htmlNode, raw string) {
-	if t := html.UnescapeString(raw); t != "" {
-		parent.kids = append(parent.kids, &htmlNode{text: t})
-	}
-}
-
-// indexFold is strings.Index ignoring ASCII case.
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
-}
-
-type markupKind int
-
-const (
-	tagStart markupKind = iota
-	tagEnd
-	tagComment
-)
-
-type markupTag struct {
-	kind        markupKind
-	name        string
-	attrs       []htmlAttr
-	selfClosing bool
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
-
-// readTag reads the markup at src[pos] (a '<'). It returns nil and the end
-// of a '<' that starts no markup, which is then text.
-func readTag(src string, pos int) (*markupTag, int) {
-	rest := src[pos:]
-	switch {
-	case strings.HasPrefix(rest, "<!--"):
-		end := strings.Index(rest[4:], "-->")
-		if end < 0 {
-			return &markupTag{kind: tagComment}, len(src)
-		}
-		return &markupTag{kind: tagComment}, pos + 4 + end + 3
-	case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?") || strings.HasPrefix(rest, "</") && len(rest) > 2 && !isLetter(rest[2]):
-		end := strings.IndexByte(rest, '>')
-		if end < 0 {
-			return &markupTag{kind: tagComment}, len(src)
-		}
-		return &markupTag{kind: tagComment}, pos + end + 1
-	case strings.HasPrefix(rest, "</") && len(rest) > 2:
-		i := 2
-		for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '/' {
-			i++
-		}
-		name := strings.ToLower(rest[2:i])
-		end := strings.IndexByte(rest[i:], '>')
-		if end < 0 {
-			return &markupTag{kind: tagComment}, len(src)
-		}
-		return &markupTag{kind: tagEnd, name: name}, pos + i + end + 1
-	case len(rest) > 1 && isLetter(rest[1]):
-	default:
-		return nil, pos + 1
-	}
-	i := 1
-	for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '/' {
-		i++
-	}
-	t := &markupTag{kind: tagStart, name: strings.ToLower(rest[1:i])}
-	for {
-		for i < len(rest) && (isSpace(rest[i]) || rest[i] == '/' && i+1 < len(rest) && rest[i+1] != '>') {
-			i++
-		}
-		if i >= len(rest) {
-			return t, len(src) // an unfinished tag ends the document
-		}
-		if rest[i] == '>' {
-			return t, pos + i + 1
-		}
-		if strings.HasPrefix(rest[i:], "/>") {
-			t.selfClosing = true
-			return t, pos + i + 2
-		}
-		start := i
-		for i < len(rest) && !isSpace(rest[i]) && rest[i] != '>' && rest[i] != '=' && !(rest[i] == '/' && i > start) {
-			i++
-		}
-		if i == start { // a lone '=' or '/'
-			i++
-			continue
-		}
-		a := htmlAttr{name: strings.ToLower(rest[start:i])}
-		j := i
-		for j < len(rest) && isSpace(rest[j]) {
-			j++
-		}
-		if j < len(rest) && rest[j] == '=' {
-			j++
-			for j < len(rest) && isSpace(rest[j]) {
-				j++
-			}
-			if j < len(rest) && (rest[j] == '"' || rest[j] == '\'') {
-				q := rest[j]
-				end := strings.IndexByte(rest[j+1:], q)
-				if end < 0 {
-					return t, len(src)
-				}
-				a.value = rest[j+1 : j+1+end]
-				j += end + 2
-			} else {
-				s := j
-				for j < len(rest) && !isSpace(rest[j]) && rest[j] != '>' {
-					j++
-				}
-				a.value = rest[s:j]
-			}
-			i = j
-		}
-		a.value = html.UnescapeString(a.value)
-		if len(t.attrs) < 64 {
-			t.attrs = append(t.attrs, a)
-		}
-	}
-}
 
 // mdConverter turns a tree into Markdown, noting what it could not convert.
 type mdConverter struct {
@@ -313,66 +19,8 @@ type mdConverter struct {
 // maxNesting is how many lists and quotes may nest in the Markdown.
 const maxNesting = 8
 
-// maxConvertedHTML bounds the HTML of one post or page an import converts:
-// twice the Markdown a post may hold.
-const maxConvertedHTML = 2 * maxContent
-
-// htmlToMarkdown converts HTML to Markdown. notes says, once each, what
-// was kept as HTML or dropped ("kept a <table> as HTML").
-func htmlToMarkdown(src string) (md string, notes []string) {
-	c := &mdConverter{notes: map[string]bool{}}
-	out := strings.Join(c.blocks(parseHTML(src).kids), "\n\n")
-	for n := range c.notes {
-		notes = append(notes, n)
-	}
-	slices.Sort(notes)
-	if out != "" {
-		out += "\n"
-	}
-	return out, notes
-}
-
-// htmlToText is the text of HTML with its markup removed, paragraphs and
-// line breaks kept as newlines: for comments, which the blog shows as text.
-func htmlToText(src string) string {
-	var b strings.Builder
-	var walk func(n *htmlNode)
-	walk = func(n *htmlNode) {
-		switch {
-		case n.name == "":
-			b.WriteString(n.text)
-		case droppedElements[n.name]:
-		case n.name == "br":
-			b.WriteByte('\n')
-		default:
-			for _, k := range n.kids {
-				walk(k)
-			}
-			if blockElements[n.name] {
-				b.WriteString("\n\n")
-			}
-		}
-	}
-	walk(parseHTML(src))
-	var out []string
-	blank := false
-	for _, l := range strings.Split(b.String(), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			blank = len(out) > 0
-			continue
-		}
-		if blank {
-			out = append(out, "")
-			blank = false
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
-}
-
 func isBlockNode(n *htmlNode) bool {
-	return n.name != "" && (blockElements[n.name] || keptElements[n.name] || droppedElements[n.name])
+	return n.name != "" && IsBlock(n.name)
 }
 
 // blocks converts a container's children into Markdown blocks.
@@ -735,7 +383,7 @@ func escapeLineStart(l string) string {
 // only newlines written are hard breaks ("\\\n").
 func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 	if n.name == "" {
-		b.WriteString(escapeMarkdown(strings.Map(func(r rune) rune {
+		b.WriteString(EscapeText(strings.Map(func(r rune) rune {
 			if r == '\n' {
 				return ' '
 			}
@@ -777,7 +425,7 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		case href == "":
 			b.WriteString(text)
 		case text == "":
-			b.WriteString("[" + escapeMarkdown(href) + "](" + linkDest(href) + ")")
+			b.WriteString("[" + EscapeText(href) + "](" + linkDest(href) + ")")
 		default:
 			b.WriteString("[" + text + "](" + linkDest(href) + linkTitle(n.attr("title")) + ")")
 		}
@@ -786,7 +434,7 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		if src == "" {
 			return
 		}
-		alt := escapeMarkdown(strings.Join(strings.Fields(n.attr("alt")), " "))
+		alt := EscapeText(strings.Join(strings.Fields(n.attr("alt")), " "))
 		b.WriteString("![" + alt + "](" + linkDest(src) + linkTitle(n.attr("title")) + ")")
 	default:
 		// Inline elements without a Markdown form (span, sup, u, …) and
@@ -855,29 +503,6 @@ func inlineCode(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
-}
-
-// escapeMarkdown escapes text so that Markdown shows it as it is.
-func escapeMarkdown(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch ch {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
-			b.WriteByte('\\')
-		case '&':
-			// Only before what would read as a character reference.
-			j := i + 1
-			for j < len(s) && j-i < 33 && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '#') {
-				j++
-			}
-			if j > i+1 && j < len(s) && s[j] == ';' {
-				b.WriteByte('\\')
-			}
-		}
-		b.WriteByte(ch)
-	}
-	return b.String()
 }
 
 // linkDest writes a URL as a link destination: characters Markdown would

@@ -1,0 +1,150 @@
+// Package htmltomd turns the HTML of a Ghost or WordPress export into the
+// Markdown the blog stores (Convert), and into plain text for imported
+// comments (Text). It is the importers' converter
+// (docs/export-import.md#html-to-markdown) and knows nothing of the blog.
+//
+// It understands the part of HTML that Markdown can say: paragraphs, line
+// breaks, headings, emphasis, strike-through, links, images, lists, quotes,
+// code, rules, and figures of one image and a caption. Elements without a
+// Markdown form (tables, embeds, forms, svg, …) are kept as an HTML block,
+// which is safe because the blog's renderer escapes raw HTML
+// (blog/markdown.go): it shows as text, never as markup. Scripts and styles
+// are dropped: they are never content. Other inline elements give their
+// text. Convert's notes say, once each, what was kept or dropped.
+//
+// It never fails and never refuses input: the tokenizer is a small,
+// lenient one of our own (the standard library has no HTML parser, and
+// encoding/xml refuses most real HTML) that reads anything, stray and
+// unclosed tags included, and the depth of the tree and of the lists and
+// quotes it writes is bounded, so that no input makes it recurse deeply or
+// the Markdown grow with the square of the HTML. Bounding the size of the
+// HTML is the caller's.
+//
+// The files: htmltomd.go holds this API and the element tables that say
+// what the package knows of HTML; parse.go the tokenizer, which builds a
+// tree; markdown.go the converter, which writes the tree as Markdown.
+package htmltomd
+
+import (
+	"slices"
+	"strings"
+)
+
+// Convert converts HTML to Markdown. notes says, once each, what was kept
+// as HTML or dropped ("kept a <table> as HTML"), sorted.
+func Convert(src string) (md string, notes []string) {
+	c := &mdConverter{notes: map[string]bool{}}
+	out := strings.Join(c.blocks(parseHTML(src).kids), "\n\n")
+	for n := range c.notes {
+		notes = append(notes, n)
+	}
+	slices.Sort(notes)
+	if out != "" {
+		out += "\n"
+	}
+	return out, notes
+}
+
+// Text is the text of HTML with its markup removed, paragraphs and line
+// breaks kept as newlines: for comments, which the blog shows as text.
+func Text(src string) string {
+	var b strings.Builder
+	var walk func(n *htmlNode)
+	walk = func(n *htmlNode) {
+		switch {
+		case n.name == "":
+			b.WriteString(n.text)
+		case droppedElements[n.name]:
+		case n.name == "br":
+			b.WriteByte('\n')
+		default:
+			for _, k := range n.kids {
+				walk(k)
+			}
+			if blockElements[n.name] {
+				b.WriteString("\n\n")
+			}
+		}
+	}
+	walk(parseHTML(src))
+	var out []string
+	blank := false
+	for _, l := range strings.Split(b.String(), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// IsBlock reports whether an element (its lower-case name) stands on its
+// own in the Markdown: a block, one kept as HTML, or one dropped. Text
+// around it goes into separate paragraphs.
+func IsBlock(name string) bool {
+	return blockElements[name] || keptElements[name] || droppedElements[name]
+}
+
+// EscapeText escapes plain text so that Markdown shows it as it is.
+func EscapeText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch ch {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
+			b.WriteByte('\\')
+		case '&':
+			// Only before what would read as a character reference.
+			j := i + 1
+			for j < len(s) && j-i < 33 && (isLetter(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '#') {
+				j++
+			}
+			if j > i+1 && j < len(s) && s[j] == ';' {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+// The element tables: what the tokenizer and the converter know of HTML.
+
+// voidElements have no content and no end tag.
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true,
+	"link": true, "meta": true, "param": true, "source": true, "track": true, "wbr": true,
+}
+
+// rawTextElements hold text up to their end tag, never markup.
+var rawTextElements = map[string]bool{
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true, "iframe": true,
+	"noembed": true, "noframes": true, "plaintext": true,
+}
+
+// droppedElements are never content.
+var droppedElements = map[string]bool{
+	"script": true, "style": true, "template": true, "head": true, "title": true, "meta": true, "link": true,
+	"base": true, "noscript": true,
+}
+
+// keptElements have no Markdown form: they stay as (escaped) HTML.
+var keptElements = map[string]bool{
+	"table": true, "iframe": true, "video": true, "audio": true, "object": true, "embed": true, "form": true,
+	"svg": true, "math": true, "canvas": true, "select": true, "details": true, "fieldset": true,
+	"textarea": true, "input": true, "button": true, "map": true,
+}
+
+// blockElements start a new block in Markdown.
+var blockElements = map[string]bool{
+	"p": true, "div": true, "section": true, "article": true, "main": true, "header": true, "footer": true,
+	"aside": true, "nav": true, "address": true, "center": true, "h1": true, "h2": true, "h3": true, "h4": true,
+	"h5": true, "h6": true, "ul": true, "ol": true, "li": true, "blockquote": true, "pre": true, "hr": true,
+	"figure": true, "figcaption": true, "dl": true, "dt": true, "dd": true, "hgroup": true, "body": true, "html": true,
+}
