@@ -63,11 +63,11 @@ func commentTabStatus(s string) (string, bool) {
 // handleConsoleComments is GET /console/blog/comments: the moderation
 // queue. The pending tab lists the oldest first, as a queue is worked
 // through; the others the newest first (docs/console.md#comments).
-func (b *Blog) handleConsoleComments(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleComments(w http.ResponseWriter, r *http.Request) error {
 	return b.renderComments(w, r, http.StatusOK, "")
 }
 
-func (b *Blog) renderComments(w http.ResponseWriter, r *http.Request, status int, problem string) error {
+func (b consoleHandlers) renderComments(w http.ResponseWriter, r *http.Request, status int, problem string) error {
 	tab, ok := commentTabStatus(r.URL.Query().Get("status"))
 	if !ok {
 		return httpx.BadRequest("status must be pending, approved, spam or all")
@@ -142,7 +142,7 @@ func commentAction(action string) (status string, done func(n int) string, ok bo
 // functions as PATCH and DELETE /api/v1/admin/comments/{id}; ids that name
 // no comment (gone meanwhile, say) are skipped, and the confirmation
 // counts those done.
-func (b *Blog) handleConsoleCommentsBatch(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleCommentsBatch(w http.ResponseWriter, r *http.Request) error {
 	tab, ok := commentTabStatus(r.PostFormValue("status"))
 	if !ok {
 		tab = CommentPending

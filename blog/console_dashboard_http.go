@@ -40,7 +40,7 @@ type dashboardView struct {
 
 // handleConsoleDashboard is GET /console/blog: the blog at a glance
 // (docs/console.md#blog-dashboard).
-func (b *Blog) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var d dashboardView
 	var err error
@@ -81,7 +81,7 @@ func (b *Blog) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) er
 const commentExcerpt = 120
 
 // consoleComments adds to comments their posts' slugs and an excerpt.
-func (b *Blog) consoleComments(ctx context.Context, comments []AdminComment) ([]consoleComment, error) {
+func (b consoleHandlers) consoleComments(ctx context.Context, comments []AdminComment) ([]consoleComment, error) {
 	ids := make([]string, 0, len(comments))
 	for _, c := range comments {
 		ids = append(ids, c.PostID)

@@ -64,11 +64,11 @@ type linksView struct {
 
 // handleConsoleLinks is GET /console/blog/links: every friend link in the
 // public order (sort, then newest), and the form to add one.
-func (b *Blog) handleConsoleLinks(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleLinks(w http.ResponseWriter, r *http.Request) error {
 	return b.renderLinks(w, r, http.StatusOK, newLinkFormView(nil), "")
 }
 
-func (b *Blog) renderLinks(w http.ResponseWriter, r *http.Request, status int, form linkFormView, problem string) error {
+func (b consoleHandlers) renderLinks(w http.ResponseWriter, r *http.Request, status int, form linkFormView, problem string) error {
 	pg, err := httpx.ParsePaging(r, "size", linksPageSize, 100)
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func (b *Blog) renderLinks(w http.ResponseWriter, r *http.Request, status int, f
 }
 
 // handleConsoleCreateLink is POST /console/blog/links.
-func (b *Blog) handleConsoleCreateLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleCreateLink(w http.ResponseWriter, r *http.Request) error {
 	form, in, err := readLinkForm(r)
 	var saved *FriendLink
 	if err == nil {
@@ -104,7 +104,7 @@ func (b *Blog) handleConsoleCreateLink(w http.ResponseWriter, r *http.Request) e
 }
 
 // handleConsoleLink is GET /console/blog/links/{id}: the edit form.
-func (b *Blog) handleConsoleLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleLink(w http.ResponseWriter, r *http.Request) error {
 	id, err := consoleID(r, "friend link")
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (b *Blog) handleConsoleLink(w http.ResponseWriter, r *http.Request) error {
 	return b.renderLink(w, r, http.StatusOK, newLinkFormView(l), "")
 }
 
-func (b *Blog) renderLink(w http.ResponseWriter, r *http.Request, status int, form linkFormView, problem string) error {
+func (b consoleHandlers) renderLink(w http.ResponseWriter, r *http.Request, status int, form linkFormView, problem string) error {
 	v := b.console.View(w, r, "Friend link", "blog-links")
 	v.Error = problem
 	v.Data = form
@@ -126,7 +126,7 @@ func (b *Blog) renderLink(w http.ResponseWriter, r *http.Request, status int, fo
 
 // handleConsoleUpdateLink is POST /console/blog/links/{id}: every field is
 // set, as PUT does.
-func (b *Blog) handleConsoleUpdateLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleUpdateLink(w http.ResponseWriter, r *http.Request) error {
 	id, err := consoleID(r, "friend link")
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (b *Blog) handleConsoleUpdateLink(w http.ResponseWriter, r *http.Request) e
 }
 
 // handleConsoleDeleteLink is POST /console/blog/links/{id}/delete.
-func (b *Blog) handleConsoleDeleteLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleDeleteLink(w http.ResponseWriter, r *http.Request) error {
 	id, err := consoleID(r, "friend link")
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ type pageConfigKey struct {
 // pageTemplates lists the page templates that have a manifest, by name,
 // from the blog's templates (which theme.dir may overlay). A template the
 // page uses is listed even without one, so that saving keeps it.
-func (b *Blog) pageTemplates(current string) ([]pageTemplate, error) {
+func (b consoleHandlers) pageTemplates(current string) ([]pageTemplate, error) {
 	names, err := fs.Glob(b.templates, "pages/*.json")
 	if err != nil {
 		return nil, fmt.Errorf("blog: list page templates: %w", err)
@@ -71,7 +71,7 @@ func (b *Blog) pageTemplates(current string) ([]pageTemplate, error) {
 }
 
 // pageManifest reads pages/{name}.json; none is a manifest without keys.
-func (b *Blog) pageManifest(name string) (manifest, error) {
+func (b consoleHandlers) pageManifest(name string) (manifest, error) {
 	var m manifest
 	raw, err := fs.ReadFile(b.templates, "pages/"+name+".json")
 	switch {
@@ -142,7 +142,7 @@ func (f pageFormView) DraftKey() string {
 
 // newPageForm is the editor of p (nil: a new page), its chosen template's
 // config fields filled from the page's config.
-func (b *Blog) newPageForm(p *Page) (pageFormView, error) {
+func (b consoleHandlers) newPageForm(p *Page) (pageFormView, error) {
 	f := pageFormView{Status: StatusDraft, Template: "default", SortOrder: "0",
 		Statuses: []string{StatusDraft, StatusPublished, StatusArchived}}
 	cfg := map[string]any{}
@@ -175,7 +175,7 @@ func (b *Blog) newPageForm(p *Page) (pageFormView, error) {
 // template's config is saved, over the page's stored config when it keeps
 // its template (keys no manifest names, and values that are not text,
 // stay as they were unless changed).
-func (b *Blog) readPageForm(r *http.Request, cur *Page) (pageFormView, pageInput, error) {
+func (b consoleHandlers) readPageForm(r *http.Request, cur *Page) (pageFormView, pageInput, error) {
 	f, err := b.newPageForm(cur)
 	if err != nil {
 		return f, pageInput{}, err
@@ -234,7 +234,7 @@ type pagesView struct {
 }
 
 // handleConsolePages is GET /console/blog/pages.
-func (b *Blog) handleConsolePages(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePages(w http.ResponseWriter, r *http.Request) error {
 	pg, err := httpx.ParsePaging(r, "size", pagesPageSize, 100)
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func (b *Blog) handleConsolePages(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (b *Blog) renderPageEditor(w http.ResponseWriter, r *http.Request, status int, f pageFormView, problem string) error {
+func (b consoleHandlers) renderPageEditor(w http.ResponseWriter, r *http.Request, status int, f pageFormView, problem string) error {
 	title := "New page"
 	if f.ID != "" {
 		title = "Edit page"
@@ -268,7 +268,7 @@ func (b *Blog) renderPageEditor(w http.ResponseWriter, r *http.Request, status i
 }
 
 // handleConsoleNewPage is GET /console/blog/pages/new: an empty editor.
-func (b *Blog) handleConsoleNewPage(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleNewPage(w http.ResponseWriter, r *http.Request) error {
 	f, err := b.newPageForm(nil)
 	if err != nil {
 		return err
@@ -277,7 +277,7 @@ func (b *Blog) handleConsoleNewPage(w http.ResponseWriter, r *http.Request) erro
 }
 
 // consolePageByID loads the page of the path's {id}, or the console's 404.
-func (b *Blog) consolePageByID(ctx context.Context, r *http.Request) (*Page, error) {
+func (b consoleHandlers) consolePageByID(ctx context.Context, r *http.Request) (*Page, error) {
 	id, err := consoleID(r, "page")
 	if err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func (b *Blog) consolePageByID(ctx context.Context, r *http.Request) (*Page, err
 }
 
 // handleConsolePage is GET /console/blog/pages/{id}: the editor.
-func (b *Blog) handleConsolePage(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePage(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.consolePageByID(r.Context(), r)
 	if err != nil {
 		return err
@@ -301,7 +301,7 @@ func (b *Blog) handleConsolePage(w http.ResponseWriter, r *http.Request) error {
 
 // savePageForm saves the editor's form as a new page (cur nil) or over
 // cur, and answers: 303 to the page's editor, or the form again.
-func (b *Blog) savePageForm(w http.ResponseWriter, r *http.Request, cur *Page) error {
+func (b consoleHandlers) savePageForm(w http.ResponseWriter, r *http.Request, cur *Page) error {
 	f, in, err := b.readPageForm(r, cur)
 	id := ""
 	if err == nil {
@@ -323,13 +323,13 @@ func (b *Blog) savePageForm(w http.ResponseWriter, r *http.Request, cur *Page) e
 }
 
 // handleConsoleCreatePage is POST /console/blog/pages.
-func (b *Blog) handleConsoleCreatePage(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleCreatePage(w http.ResponseWriter, r *http.Request) error {
 	return b.savePageForm(w, r, nil)
 }
 
 // handleConsoleUpdatePage is POST /console/blog/pages/{id}: every field is
 // set, as PUT does.
-func (b *Blog) handleConsoleUpdatePage(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleUpdatePage(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.consolePageByID(r.Context(), r)
 	if err != nil {
 		return err
@@ -338,7 +338,7 @@ func (b *Blog) handleConsoleUpdatePage(w http.ResponseWriter, r *http.Request) e
 }
 
 // handleConsoleDeletePage is POST /console/blog/pages/{id}/delete.
-func (b *Blog) handleConsoleDeletePage(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleDeletePage(w http.ResponseWriter, r *http.Request) error {
 	id, err := consoleID(r, "page")
 	if err != nil {
 		return err

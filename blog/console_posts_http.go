@@ -82,7 +82,7 @@ func consolePostFilter(r *http.Request) (postFilter, postsListView, error) {
 
 // handleConsolePosts is GET /console/blog/posts: every post, newest first,
 // 20 a page, filtered by status, a keyword and a category.
-func (b *Blog) handleConsolePosts(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePosts(w http.ResponseWriter, r *http.Request) error {
 	p, err := httpx.ParsePaging(r, "size", consolePostsPage, consolePostsPage)
 	if err != nil {
 		return err
@@ -202,7 +202,7 @@ func tagNamesOf(s string) ([]string, error) {
 // exist yet, and saves the post (cur nil: a new one) through savePost.
 // Tags are created only once the rest of the form has passed the checks,
 // so a refused form leaves none behind.
-func (b *Blog) savePostForm(ctx context.Context, cur *Post, f postForm) (string, error) {
+func (b consoleHandlers) savePostForm(ctx context.Context, cur *Post, f postForm) (string, error) {
 	published, err := parsePublishTime(f.PublishedAt)
 	if err != nil {
 		return "", err
@@ -233,7 +233,7 @@ func (b *Blog) savePostForm(ctx context.Context, cur *Post, f postForm) (string,
 
 // tagIDsByName finds the live tags of these names, case-insensitively,
 // and creates the missing ones, as the AI's auto_tag does (attachTags).
-func (b *Blog) tagIDsByName(ctx context.Context, names []string) ([]string, error) {
+func (b consoleHandlers) tagIDsByName(ctx context.Context, names []string) ([]string, error) {
 	ids := []string{}
 	for _, name := range names {
 		id, err := b.tagByName(ctx, name)
@@ -261,7 +261,7 @@ type postEditorView struct {
 }
 
 // renderPostEditor shows the editor with f, status and the problem.
-func (b *Blog) renderPostEditor(w http.ResponseWriter, r *http.Request, status int, cur *Post, f postForm, field, problem string) error {
+func (b consoleHandlers) renderPostEditor(w http.ResponseWriter, r *http.Request, status int, cur *Post, f postForm, field, problem string) error {
 	ctx := r.Context()
 	ev := postEditorView{Post: cur, Form: f, Field: field, MaxContent: maxContent, DraftKey: "post:new"}
 	var err error
@@ -297,7 +297,7 @@ func (b *Blog) renderPostEditor(w http.ResponseWriter, r *http.Request, status i
 // refusedPost answers a form savePostForm refused: the editor again, with
 // the API's status (422, or 409 for a taken slug) and its message, or the
 // error itself when it is not the form's fault.
-func (b *Blog) refusedPost(w http.ResponseWriter, r *http.Request, cur *Post, f postForm, err error) error {
+func (b consoleHandlers) refusedPost(w http.ResponseWriter, r *http.Request, cur *Post, f postForm, err error) error {
 	var fe *fieldError
 	switch {
 	case errors.As(err, &fe):
@@ -330,12 +330,12 @@ func postFieldLabel(field string) string {
 }
 
 // handleConsoleNewPost is GET /console/blog/posts/new.
-func (b *Blog) handleConsoleNewPost(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleNewPost(w http.ResponseWriter, r *http.Request) error {
 	return b.renderPostEditor(w, r, http.StatusOK, nil, postForm{Status: StatusDraft, ShowComments: true}, "", "")
 }
 
 // handleConsoleCreatePost is POST /console/blog/posts.
-func (b *Blog) handleConsoleCreatePost(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleCreatePost(w http.ResponseWriter, r *http.Request) error {
 	f := readPostForm(r)
 	id, err := b.savePostForm(r.Context(), nil, f)
 	if err != nil {
@@ -348,7 +348,7 @@ func (b *Blog) handleConsoleCreatePost(w http.ResponseWriter, r *http.Request) e
 }
 
 // consolePost loads the post the path names, or 404.
-func (b *Blog) consolePost(r *http.Request) (*Post, error) {
+func (b consoleHandlers) consolePost(r *http.Request) (*Post, error) {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return nil, err
@@ -361,7 +361,7 @@ func (b *Blog) consolePost(r *http.Request) (*Post, error) {
 }
 
 // handleConsolePost is GET /console/blog/posts/{id}: the editor.
-func (b *Blog) handleConsolePost(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePost(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.consolePost(r)
 	if err != nil {
 		return err
@@ -370,7 +370,7 @@ func (b *Blog) handleConsolePost(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleConsoleSavePost is POST /console/blog/posts/{id}.
-func (b *Blog) handleConsoleSavePost(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleSavePost(w http.ResponseWriter, r *http.Request) error {
 	cur, err := b.consolePost(r)
 	if err != nil {
 		return err
@@ -386,7 +386,7 @@ func (b *Blog) handleConsoleSavePost(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleConsoleDeletePost is POST /console/blog/posts/{id}/delete.
-func (b *Blog) handleConsoleDeletePost(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleDeletePost(w http.ResponseWriter, r *http.Request) error {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return err
@@ -412,7 +412,7 @@ type previewAnswer struct {
 // handleConsolePreview is POST /console/blog/preview: the editor's live
 // preview, rendered by the renderer that renders saved posts. The console
 // bounds the form to 1 MiB; the content's own bound is the post's.
-func (b *Blog) handleConsolePreview(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePreview(w http.ResponseWriter, r *http.Request) error {
 	src := strings.ReplaceAll(r.PostFormValue("content_markdown"), "\r\n", "\n")
 	if err := checkText("content_markdown", src, false, maxContent); err != nil {
 		return httpx.E(http.StatusRequestEntityTooLarge, "the text is longer than a post may be")

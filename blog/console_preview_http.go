@@ -23,7 +23,7 @@ type previewPage struct {
 
 // handleConsolePreviewLink is GET /console/blog/posts/{id}/preview: what a
 // preview link is, and the form that makes one.
-func (b *Blog) handleConsolePreviewLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsolePreviewLink(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.previewPost(r)
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (b *Blog) handleConsolePreviewLink(w http.ResponseWriter, r *http.Request) 
 // answer is the page with the link, not a redirect: the link opens the
 // draft to anyone holding it, so it travels neither in a URL nor in a
 // cookie (as a new API token, docs/console.md#tokens-and-clients).
-func (b *Blog) handleConsoleMakePreviewLink(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleMakePreviewLink(w http.ResponseWriter, r *http.Request) error {
 	p, err := b.previewPost(r)
 	if err != nil {
 		return err
@@ -53,7 +53,7 @@ func (b *Blog) handleConsoleMakePreviewLink(w http.ResponseWriter, r *http.Reque
 	return b.renderConsolePreview(w, r, http.StatusOK, p, hours, link, "")
 }
 
-func (b *Blog) renderConsolePreview(w http.ResponseWriter, r *http.Request, status int, p *Post, hours int, link *previewLink, problem string) error {
+func (b consoleHandlers) renderConsolePreview(w http.ResponseWriter, r *http.Request, status int, p *Post, hours int, link *previewLink, problem string) error {
 	title := "Preview link: " + p.Title
 	v := b.console.View(w, r, title, "blog-posts")
 	v.Error = problem
@@ -67,7 +67,7 @@ func (b *Blog) renderConsolePreview(w http.ResponseWriter, r *http.Request, stat
 }
 
 // previewPost is the live post of the path's {id}, or the console's 404.
-func (b *Blog) previewPost(r *http.Request) (*Post, error) {
+func (b consoleHandlers) previewPost(r *http.Request) (*Post, error) {
 	notFound := httpx.E(http.StatusNotFound, "There is no such post.")
 	id, err := httpx.PathID(r, "id")
 	if err != nil {

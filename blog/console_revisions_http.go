@@ -29,7 +29,7 @@ type revisionTarget struct {
 }
 
 // consoleRevisionTarget loads the post or page {id} names; unknown: 404.
-func (b *Blog) consoleRevisionTarget(r *http.Request, kind string) (*revisionTarget, error) {
+func (b consoleHandlers) consoleRevisionTarget(r *http.Request, kind string) (*revisionTarget, error) {
 	notFound := httpx.E(http.StatusNotFound, "There is no such "+kind+".")
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
@@ -67,7 +67,7 @@ type revisionsView struct {
 }
 
 // handleConsoleRevisions is GET /console/blog/{posts,pages}/{id}/revisions.
-func (b *Blog) handleConsoleRevisions(kind string) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleRevisions(kind string) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		t, err := b.consoleRevisionTarget(r, kind)
 		if err != nil {
@@ -107,7 +107,7 @@ type revisionView struct {
 
 // loadConsoleRevision loads {rev} of the target; another post's or page's
 // revision is 404, as a missing one.
-func (b *Blog) loadConsoleRevision(ctx context.Context, t *revisionTarget, revID string) (any, error) {
+func (b consoleHandlers) loadConsoleRevision(ctx context.Context, t *revisionTarget, revID string) (any, error) {
 	notFound := httpx.E(http.StatusNotFound, "There is no such revision.")
 	var rev any
 	var err error
@@ -124,7 +124,7 @@ func (b *Blog) loadConsoleRevision(ctx context.Context, t *revisionTarget, revID
 
 // renderRevision shows a revision against the current version; problem
 // says why a restore was refused.
-func (b *Blog) renderRevision(w http.ResponseWriter, r *http.Request, status int, t *revisionTarget, rev any, problem string) {
+func (b consoleHandlers) renderRevision(w http.ResponseWriter, r *http.Request, status int, t *revisionTarget, rev any, problem string) {
 	rv := revisionView{Target: t}
 	var thenText, nowText string
 	field := func(name, then, now string) {
@@ -173,7 +173,7 @@ func timeText(t *time.Time) string {
 }
 
 // handleConsoleRevision is GET /console/blog/{posts,pages}/{id}/revisions/{rev}.
-func (b *Blog) handleConsoleRevision(kind string) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleRevision(kind string) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		t, rev, err := b.consoleRevision(r, kind)
 		if err != nil {
@@ -184,7 +184,7 @@ func (b *Blog) handleConsoleRevision(kind string) httpx.HandlerFunc {
 	}
 }
 
-func (b *Blog) consoleRevision(r *http.Request, kind string) (*revisionTarget, any, error) {
+func (b consoleHandlers) consoleRevision(r *http.Request, kind string) (*revisionTarget, any, error) {
 	t, err := b.consoleRevisionTarget(r, kind)
 	if err != nil {
 		return nil, nil, err
@@ -204,7 +204,7 @@ func (b *Blog) consoleRevision(r *http.Request, kind string) (*revisionTarget, a
 // revision saved as the new state, then back to the editor. A refused
 // restore (its slug taken, its page template gone) shows the revision
 // again with the reason and the API's status.
-func (b *Blog) handleConsoleRestoreRevision(kind string) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleRestoreRevision(kind string) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		t, rev, err := b.consoleRevision(r, kind)
 		if err != nil {

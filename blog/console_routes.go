@@ -16,6 +16,11 @@ type consolePages struct {
 	c *auth.Console
 }
 
+// consoleHandlers holds the console's page handlers. They are a type of
+// their own so that *Blog's methods are the domain's (what the API, the site
+// and the pages share) and a page's helpers cannot be called from the API.
+type consoleHandlers struct{ *Blog }
+
 func (p consolePages) admin(h httpx.HandlerFunc) http.Handler {
 	return auth.ConsoleHeaders(p.c.Require(true)(p.c.Handle(h)))
 }
@@ -27,63 +32,64 @@ func (p consolePages) admin(h httpx.HandlerFunc) http.Handler {
 // /console/ answers alike.
 func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p := consolePages{rt.Pages("console-blog", httpx.FileAPI), b.console}
+	h := consoleHandlers{b}
 	// Writes change what the classic site may show: once one succeeds the
 	// site is marked changed, as after the API's (site_changed.go).
 	write := func(h httpx.HandlerFunc) http.Handler { return b.changesSite(p.admin(h)) }
 
 	// Dashboard (console_dashboard_http.go).
-	p.Handle("GET /console/blog", p.admin(b.handleConsoleDashboard))
+	p.Handle("GET /console/blog", p.admin(h.handleConsoleDashboard))
 
 	// Posts and the editor (console_posts_http.go).
-	p.Handle("GET /console/blog/posts", p.admin(b.handleConsolePosts))
-	p.Handle("GET /console/blog/posts/new", p.admin(b.handleConsoleNewPost))
-	p.Handle("POST /console/blog/posts", p.admin(b.handleConsoleCreatePost))
-	p.Handle("GET /console/blog/posts/{id}", p.admin(b.handleConsolePost))
-	p.Handle("POST /console/blog/posts/{id}", p.admin(b.handleConsoleSavePost))
-	p.Handle("POST /console/blog/posts/{id}/delete", p.admin(b.handleConsoleDeletePost))
-	p.Handle("POST /console/blog/preview", p.admin(b.handleConsolePreview))
+	p.Handle("GET /console/blog/posts", p.admin(h.handleConsolePosts))
+	p.Handle("GET /console/blog/posts/new", p.admin(h.handleConsoleNewPost))
+	p.Handle("POST /console/blog/posts", p.admin(h.handleConsoleCreatePost))
+	p.Handle("GET /console/blog/posts/{id}", p.admin(h.handleConsolePost))
+	p.Handle("POST /console/blog/posts/{id}", p.admin(h.handleConsoleSavePost))
+	p.Handle("POST /console/blog/posts/{id}/delete", p.admin(h.handleConsoleDeletePost))
+	p.Handle("POST /console/blog/preview", p.admin(h.handleConsolePreview))
 
 	// Revisions (console_revisions_http.go).
-	p.Handle("GET /console/blog/posts/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPost)))
-	p.Handle("GET /console/blog/posts/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPost)))
-	p.Handle("POST /console/blog/posts/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPost)))
-	p.Handle("GET /console/blog/pages/{id}/revisions", p.admin(b.handleConsoleRevisions(kindPage)))
-	p.Handle("GET /console/blog/pages/{id}/revisions/{rev}", p.admin(b.handleConsoleRevision(kindPage)))
-	p.Handle("POST /console/blog/pages/{id}/revisions/{rev}/restore", p.admin(b.handleConsoleRestoreRevision(kindPage)))
+	p.Handle("GET /console/blog/posts/{id}/revisions", p.admin(h.handleConsoleRevisions(kindPost)))
+	p.Handle("GET /console/blog/posts/{id}/revisions/{rev}", p.admin(h.handleConsoleRevision(kindPost)))
+	p.Handle("POST /console/blog/posts/{id}/revisions/{rev}/restore", p.admin(h.handleConsoleRestoreRevision(kindPost)))
+	p.Handle("GET /console/blog/pages/{id}/revisions", p.admin(h.handleConsoleRevisions(kindPage)))
+	p.Handle("GET /console/blog/pages/{id}/revisions/{rev}", p.admin(h.handleConsoleRevision(kindPage)))
+	p.Handle("POST /console/blog/pages/{id}/revisions/{rev}/restore", p.admin(h.handleConsoleRestoreRevision(kindPage)))
 
 	// Preview links (console_preview_http.go).
-	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(b.handleConsolePreviewLink))
-	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(b.handleConsoleMakePreviewLink))
+	p.Handle("GET /console/blog/posts/{id}/preview", p.admin(h.handleConsolePreviewLink))
+	p.Handle("POST /console/blog/posts/{id}/preview", p.admin(h.handleConsoleMakePreviewLink))
 
 	// Pages (console_pages_http.go).
-	p.Handle("GET /console/blog/pages", p.admin(b.handleConsolePages))
-	p.Handle("GET /console/blog/pages/new", p.admin(b.handleConsoleNewPage))
-	p.Handle("POST /console/blog/pages", write(b.handleConsoleCreatePage))
-	p.Handle("GET /console/blog/pages/{id}", p.admin(b.handleConsolePage))
-	p.Handle("POST /console/blog/pages/{id}", write(b.handleConsoleUpdatePage))
-	p.Handle("POST /console/blog/pages/{id}/delete", write(b.handleConsoleDeletePage))
+	p.Handle("GET /console/blog/pages", p.admin(h.handleConsolePages))
+	p.Handle("GET /console/blog/pages/new", p.admin(h.handleConsoleNewPage))
+	p.Handle("POST /console/blog/pages", write(h.handleConsoleCreatePage))
+	p.Handle("GET /console/blog/pages/{id}", p.admin(h.handleConsolePage))
+	p.Handle("POST /console/blog/pages/{id}", write(h.handleConsoleUpdatePage))
+	p.Handle("POST /console/blog/pages/{id}/delete", write(h.handleConsoleDeletePage))
 
 	// Categories and tags (console_terms_http.go).
 	for _, t := range []termTable{categories, tags} {
 		base := "/console/blog/" + string(t)
-		p.Handle("GET "+base, p.admin(b.handleConsoleTerms(t)))
-		p.Handle("POST "+base, write(b.handleConsoleCreateTerm(t)))
-		p.Handle("POST "+base+"/{id}", write(b.handleConsoleUpdateTerm(t)))
-		p.Handle("POST "+base+"/{id}/delete", write(b.handleConsoleDeleteTerm(t)))
+		p.Handle("GET "+base, p.admin(h.handleConsoleTerms(t)))
+		p.Handle("POST "+base, write(h.handleConsoleCreateTerm(t)))
+		p.Handle("POST "+base+"/{id}", write(h.handleConsoleUpdateTerm(t)))
+		p.Handle("POST "+base+"/{id}/delete", write(h.handleConsoleDeleteTerm(t)))
 	}
 
 	// Friend links (console_links_http.go).
-	p.Handle("GET /console/blog/links", p.admin(b.handleConsoleLinks))
-	p.Handle("POST /console/blog/links", write(b.handleConsoleCreateLink))
-	p.Handle("GET /console/blog/links/{id}", p.admin(b.handleConsoleLink))
-	p.Handle("POST /console/blog/links/{id}", write(b.handleConsoleUpdateLink))
-	p.Handle("POST /console/blog/links/{id}/delete", write(b.handleConsoleDeleteLink))
+	p.Handle("GET /console/blog/links", p.admin(h.handleConsoleLinks))
+	p.Handle("POST /console/blog/links", write(h.handleConsoleCreateLink))
+	p.Handle("GET /console/blog/links/{id}", p.admin(h.handleConsoleLink))
+	p.Handle("POST /console/blog/links/{id}", write(h.handleConsoleUpdateLink))
+	p.Handle("POST /console/blog/links/{id}/delete", write(h.handleConsoleDeleteLink))
 
 	// Comments (console_comments_http.go).
-	p.Handle("GET /console/blog/comments", p.admin(b.handleConsoleComments))
-	p.Handle("POST /console/blog/comments/batch", write(b.handleConsoleCommentsBatch))
+	p.Handle("GET /console/blog/comments", p.admin(h.handleConsoleComments))
+	p.Handle("POST /console/blog/comments/batch", write(h.handleConsoleCommentsBatch))
 
 	// Settings (console_settings_http.go).
-	p.Handle("GET /console/blog/settings", p.admin(b.handleConsoleSettings))
-	p.Handle("POST /console/blog/settings", write(b.handleConsoleSaveSettings))
+	p.Handle("GET /console/blog/settings", p.admin(h.handleConsoleSettings))
+	p.Handle("POST /console/blog/settings", write(h.handleConsoleSaveSettings))
 }

@@ -36,11 +36,11 @@ func newSettingsForm(s Settings) settingsForm {
 }
 
 // handleConsoleSettings is GET /console/blog/settings.
-func (b *Blog) handleConsoleSettings(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleSettings(w http.ResponseWriter, r *http.Request) error {
 	return b.renderSettings(w, r, http.StatusOK, newSettingsForm(b.settings.Get(r.Context())), "")
 }
 
-func (b *Blog) renderSettings(w http.ResponseWriter, r *http.Request, status int, f settingsForm, problem string) error {
+func (b consoleHandlers) renderSettings(w http.ResponseWriter, r *http.Request, status int, f settingsForm, problem string) error {
 	v := b.console.View(w, r, "Blog settings", "blog-settings")
 	v.Error = problem
 	v.Data = f
@@ -53,7 +53,7 @@ func (b *Blog) renderSettings(w http.ResponseWriter, r *http.Request, status int
 // and stored as PUT /api/v1/admin/settings does, all or nothing. The API
 // key changes only when one is typed, and goes when remove_api_key is
 // ticked; render.api_prefix is not the form's to change.
-func (b *Blog) handleConsoleSaveSettings(w http.ResponseWriter, r *http.Request) error {
+func (b consoleHandlers) handleConsoleSaveSettings(w http.ResponseWriter, r *http.Request) error {
 	cur := b.settings.Get(r.Context())
 	v := func(k string) string { return r.PostFormValue(k) }
 	on := func(k string) bool { return r.PostFormValue(k) != "" }

@@ -38,13 +38,13 @@ type termsView struct {
 }
 
 // handleConsoleTerms is GET /console/blog/categories and /tags.
-func (b *Blog) handleConsoleTerms(t termTable) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleTerms(t termTable) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		return b.renderTerms(w, r, t, http.StatusOK, termsView{}, "")
 	}
 }
 
-func (b *Blog) renderTerms(w http.ResponseWriter, r *http.Request, t termTable, status int, d termsView, problem string) error {
+func (b consoleHandlers) renderTerms(w http.ResponseWriter, r *http.Request, t termTable, status int, d termsView, problem string) error {
 	pg, err := httpx.ParsePaging(r, "size", termsPageSize, 100)
 	if err != nil {
 		return err
@@ -78,7 +78,7 @@ func termForm(r *http.Request) termInput {
 }
 
 // handleConsoleCreateTerm is POST /console/blog/categories and /tags.
-func (b *Blog) handleConsoleCreateTerm(t termTable) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleCreateTerm(t termTable) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		in := termForm(r)
 		saved, err := b.saveTerm(r.Context(), t, "", in)
@@ -96,7 +96,7 @@ func (b *Blog) handleConsoleCreateTerm(t termTable) httpx.HandlerFunc {
 
 // handleConsoleUpdateTerm is POST /console/blog/categories/{id} and
 // /tags/{id}: its name and slug.
-func (b *Blog) handleConsoleUpdateTerm(t termTable) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleUpdateTerm(t termTable) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		one, _ := termNames(t)
 		id, err := consoleID(r, one)
@@ -121,7 +121,7 @@ func (b *Blog) handleConsoleUpdateTerm(t termTable) httpx.HandlerFunc {
 
 // handleConsoleDeleteTerm is POST /console/blog/categories/{id}/delete and
 // /tags/{id}/delete. Its posts stay, without it.
-func (b *Blog) handleConsoleDeleteTerm(t termTable) httpx.HandlerFunc {
+func (b consoleHandlers) handleConsoleDeleteTerm(t termTable) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		one, _ := termNames(t)
 		id, err := consoleID(r, one)

@@ -1,6 +1,7 @@
 package filehost
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -110,4 +111,22 @@ func (s *Service) handleAdminDeleteUser(w http.ResponseWriter, r *http.Request) 
 	}
 	httpx.FileAPI.OK(w, http.StatusOK, nil)
 	return nil
+}
+
+// removeUser deletes a user with everything they own; the administrator and
+// the guest cannot be deleted (auth.ErrProtectedUser).
+func (s *Service) removeUser(ctx context.Context, id string) error {
+	if id == s.auth.AdminID() || id == s.auth.GuestID() {
+		return auth.ErrProtectedUser
+	}
+	// Disable first so that no new upload of theirs lands between the
+	// removal of their files and of the user.
+	disabled := auth.StatusDisabled
+	if _, err := s.auth.UpdateUser(ctx, id, auth.UserPatch{Status: &disabled}); err != nil {
+		return err
+	}
+	if err := s.deleteUserFiles(ctx, id); err != nil {
+		return err
+	}
+	return s.auth.DeleteUser(ctx, id)
 }

@@ -29,13 +29,13 @@ type totpSetupView struct {
 }
 
 // handleConsoleAccount is GET /console/account.
-func (s *Service) handleConsoleAccount(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAccount(w http.ResponseWriter, r *http.Request) error {
 	return s.renderAccount(w, r, http.StatusOK, "", "")
 }
 
 // renderAccount shows the account page, with problem when a form failed
 // and email as the user typed it.
-func (s *Service) renderAccount(w http.ResponseWriter, r *http.Request, status int, problem, email string) error {
+func (s consoleHandlers) renderAccount(w http.ResponseWriter, r *http.Request, status int, problem, email string) error {
 	ctx := r.Context()
 	idn := auth.FromContext(ctx)
 	u, err := s.auth.UserByID(ctx, idn.UserID)
@@ -68,7 +68,7 @@ func (s *Service) renderAccount(w http.ResponseWriter, r *http.Request, status i
 // handleConsolePassword is POST /console/account/password: the current
 // password is required; every other session of the account and its
 // refresh tokens end (docs/console.md#your-account).
-func (s *Service) handleConsolePassword(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsolePassword(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
 	err := s.auth.ChangePassword(r.Context(), idn.UserID, r.PostFormValue("current_password"), r.PostFormValue("new_password"), idn.SessionID)
 	var fe *auth.FieldError
@@ -87,7 +87,7 @@ func (s *Service) handleConsolePassword(w http.ResponseWriter, r *http.Request) 
 }
 
 // handleConsoleEmail is POST /console/account/email.
-func (s *Service) handleConsoleEmail(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleEmail(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	if _, err := s.auth.ChangeEmail(r.Context(), idn.UserID, email); err != nil {
@@ -103,7 +103,7 @@ func (s *Service) handleConsoleEmail(w http.ResponseWriter, r *http.Request) err
 
 // handleConsoleVisibility is POST /console/account/visibility: the
 // visibility of uploads that ask for none.
-func (s *Service) handleConsoleVisibility(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleVisibility(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
 	if _, err := s.setDefaultVisibility(r.Context(), idn.UserID, r.PostFormValue("default_visibility")); err != nil {
 		if errors.Is(err, errBadVisibility) {
@@ -117,7 +117,7 @@ func (s *Service) handleConsoleVisibility(w http.ResponseWriter, r *http.Request
 
 // handleConsoleTOTPBegin is POST /console/account/totp: a new pending
 // secret, shown as a QR code and as text.
-func (s *Service) handleConsoleTOTPBegin(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleTOTPBegin(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
 	on, err := s.auth.TOTPEnabled(r.Context(), idn.UserID)
 	if err != nil {
@@ -139,7 +139,7 @@ func (s *Service) handleConsoleTOTPBegin(w http.ResponseWriter, r *http.Request)
 
 // handleConsoleTOTPSetup is GET /console/account/totp: the set-up page
 // again (after a reload), while a secret is pending.
-func (s *Service) handleConsoleTOTPSetup(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleTOTPSetup(w http.ResponseWriter, r *http.Request) error {
 	secret, uri, ok, err := s.auth.PendingTOTP(r.Context(), auth.FromContext(r.Context()).UserID)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (s *Service) handleConsoleTOTPSetup(w http.ResponseWriter, r *http.Request)
 	return s.renderTOTPSetup(w, r, http.StatusOK, secret, uri, "")
 }
 
-func (s *Service) renderTOTPSetup(w http.ResponseWriter, r *http.Request, status int, secret, uri, problem string) error {
+func (s consoleHandlers) renderTOTPSetup(w http.ResponseWriter, r *http.Request, status int, secret, uri, problem string) error {
 	svg, err := auth.QRSVG([]byte(uri))
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (s *Service) renderTOTPSetup(w http.ResponseWriter, r *http.Request, status
 // handleConsoleTOTPEnable is POST /console/account/totp/enable: the first
 // code from the app proves it holds the secret; the recovery codes are
 // shown once.
-func (s *Service) handleConsoleTOTPEnable(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleTOTPEnable(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	idn := auth.FromContext(ctx)
 	codes, err := s.auth.EnableTOTP(ctx, idn.UserID, r.PostFormValue("code"))
@@ -190,7 +190,7 @@ func (s *Service) handleConsoleTOTPEnable(w http.ResponseWriter, r *http.Request
 	return s.renderRecoveryCodes(w, r, codes)
 }
 
-func (s *Service) renderRecoveryCodes(w http.ResponseWriter, r *http.Request, codes []string) error {
+func (s consoleHandlers) renderRecoveryCodes(w http.ResponseWriter, r *http.Request, codes []string) error {
 	v := s.console.View(w, r, "Your recovery codes", "account")
 	v.Flash = "Two-factor sign-in is on."
 	v.Data = codes
@@ -200,7 +200,7 @@ func (s *Service) renderRecoveryCodes(w http.ResponseWriter, r *http.Request, co
 
 // handleConsoleTOTPDisable is POST /console/account/totp/disable: needs the
 // password.
-func (s *Service) handleConsoleTOTPDisable(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleTOTPDisable(w http.ResponseWriter, r *http.Request) error {
 	err := s.auth.DisableTOTP(r.Context(), auth.FromContext(r.Context()).UserID, r.PostFormValue("password"))
 	if errors.Is(err, auth.ErrInvalidCredentials) {
 		return s.renderAccount(w, r, http.StatusUnprocessableEntity, "Your password is not right; two-factor sign-in stays on.", "")
@@ -214,7 +214,7 @@ func (s *Service) handleConsoleTOTPDisable(w http.ResponseWriter, r *http.Reques
 
 // handleConsoleRecoveryCodes is POST /console/account/recovery: ten new
 // codes replace the old ones.
-func (s *Service) handleConsoleRecoveryCodes(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRecoveryCodes(w http.ResponseWriter, r *http.Request) error {
 	codes, err := s.auth.RegenerateRecoveryCodes(r.Context(), auth.FromContext(r.Context()).UserID, r.PostFormValue("password"))
 	switch {
 	case errors.Is(err, auth.ErrInvalidCredentials):
@@ -229,7 +229,7 @@ func (s *Service) handleConsoleRecoveryCodes(w http.ResponseWriter, r *http.Requ
 }
 
 // handleConsoleRevokeSession is POST /console/account/sessions/{id}/revoke.
-func (s *Service) handleConsoleRevokeSession(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRevokeSession(w http.ResponseWriter, r *http.Request) error {
 	err := s.auth.RevokeUserSession(r.Context(), auth.FromContext(r.Context()).UserID, r.PathValue("id"))
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return httpx.E(http.StatusNotFound, "There is no such session.")
@@ -242,7 +242,7 @@ func (s *Service) handleConsoleRevokeSession(w http.ResponseWriter, r *http.Requ
 }
 
 // handleConsoleRevokeOthers is POST /console/account/sessions/revoke-others.
-func (s *Service) handleConsoleRevokeOthers(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRevokeOthers(w http.ResponseWriter, r *http.Request) error {
 	idn := auth.FromContext(r.Context())
 	if err := s.auth.RevokeOtherSessions(r.Context(), idn.UserID, idn.SessionID); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package filehost
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -18,12 +17,12 @@ var errNoSuchUser = httpx.E(http.StatusNotFound, "There is no such user.")
 
 // handleConsoleAdminUsers is GET /console/admin/users: every account,
 // oldest first, searched by username or email.
-func (s *Service) handleConsoleAdminUsers(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminUsers(w http.ResponseWriter, r *http.Request) error {
 	form := userForm{Role: auth.RoleUser, Quota: sizeText(s.settings.Get(r.Context()).Upload.DefaultQuotaBytes)}
 	return s.renderAdminUsers(w, r, http.StatusOK, form, "")
 }
 
-func (s *Service) renderAdminUsers(w http.ResponseWriter, r *http.Request, status int, form userForm, problem string) error {
+func (s consoleHandlers) renderAdminUsers(w http.ResponseWriter, r *http.Request, status int, form userForm, problem string) error {
 	p, err := httpx.ParsePaging(r, "size", consoleUsersPage, consoleUsersPage)
 	if err != nil {
 		return err
@@ -47,7 +46,7 @@ func (s *Service) renderAdminUsers(w http.ResponseWriter, r *http.Request, statu
 
 // handleConsoleAdminCreateUser is POST /console/admin/users: the rules of
 // POST /api/v1/admin/users.
-func (s *Service) handleConsoleAdminCreateUser(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminCreateUser(w http.ResponseWriter, r *http.Request) error {
 	form := userForm{Username: strings.TrimSpace(r.PostFormValue("username")), Email: strings.TrimSpace(r.PostFormValue("email")),
 		Role: strings.TrimSpace(r.PostFormValue("role")), Quota: r.PostFormValue("quota")}
 	quota, err := formSize(form.Quota)
@@ -68,7 +67,7 @@ func (s *Service) handleConsoleAdminCreateUser(w http.ResponseWriter, r *http.Re
 }
 
 // adminUser loads the user the path names.
-func (s *Service) adminUser(r *http.Request) (*auth.User, error) {
+func (s consoleHandlers) adminUser(r *http.Request) (*auth.User, error) {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return nil, errNoSuchUser
@@ -81,7 +80,7 @@ func (s *Service) adminUser(r *http.Request) (*auth.User, error) {
 }
 
 // handleConsoleAdminUser is GET /console/admin/users/{id}.
-func (s *Service) handleConsoleAdminUser(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.adminUser(r)
 	if err != nil {
 		return err
@@ -89,7 +88,7 @@ func (s *Service) handleConsoleAdminUser(w http.ResponseWriter, r *http.Request)
 	return s.renderAdminUser(w, r, http.StatusOK, u, userForm{Role: u.Role, Status: u.Status, Quota: sizeText(u.QuotaBytes)}, "")
 }
 
-func (s *Service) renderAdminUser(w http.ResponseWriter, r *http.Request, status int, u *auth.User, form userForm, problem string) error {
+func (s consoleHandlers) renderAdminUser(w http.ResponseWriter, r *http.Request, status int, u *auth.User, form userForm, problem string) error {
 	v := s.console.View(w, r, "User "+u.Username, "admin-users")
 	v.Error = problem
 	v.Data = userView{User: u, Form: form, Protected: u.ID == s.auth.AdminID() || u.ID == s.auth.GuestID()}
@@ -100,7 +99,7 @@ func (s *Service) renderAdminUser(w http.ResponseWriter, r *http.Request, status
 // handleConsoleAdminUpdateUser is POST /console/admin/users/{id}: status,
 // role, quota and, when given, a new password. Disabling an account signs
 // it out everywhere at once.
-func (s *Service) handleConsoleAdminUpdateUser(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminUpdateUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.adminUser(r)
 	if err != nil {
 		return err
@@ -135,7 +134,7 @@ func (s *Service) handleConsoleAdminUpdateUser(w http.ResponseWriter, r *http.Re
 
 // handleConsoleAdminDeleteUser is POST /console/admin/users/{id}/delete:
 // the account with its albums, tokens and files.
-func (s *Service) handleConsoleAdminDeleteUser(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminDeleteUser(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.adminUser(r)
 	if err != nil {
 		return err
@@ -151,27 +150,9 @@ func (s *Service) handleConsoleAdminDeleteUser(w http.ResponseWriter, r *http.Re
 	return nil
 }
 
-// removeUser deletes a user with everything they own; the administrator and
-// the guest cannot be deleted (auth.ErrProtectedUser).
-func (s *Service) removeUser(ctx context.Context, id string) error {
-	if id == s.auth.AdminID() || id == s.auth.GuestID() {
-		return auth.ErrProtectedUser
-	}
-	// Disable first so that no new upload of theirs lands between the
-	// removal of their files and of the user.
-	disabled := auth.StatusDisabled
-	if _, err := s.auth.UpdateUser(ctx, id, auth.UserPatch{Status: &disabled}); err != nil {
-		return err
-	}
-	if err := s.deleteUserFiles(ctx, id); err != nil {
-		return err
-	}
-	return s.auth.DeleteUser(ctx, id)
-}
-
 // handleConsoleAdminFiles is GET /console/admin/files: every user's files,
 // newest first, filtered by owner (a username), type and name.
-func (s *Service) handleConsoleAdminFiles(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminFiles(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p, err := httpx.ParsePaging(r, "size", consoleFilesPage, consoleFilesPage)
 	if err != nil {
@@ -223,7 +204,7 @@ func (s *Service) handleConsoleAdminFiles(w http.ResponseWriter, r *http.Request
 
 // handleConsoleAdminDeleteFiles is POST /console/admin/files/delete: any
 // user's ticked files.
-func (s *Service) handleConsoleAdminDeleteFiles(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminDeleteFiles(w http.ResponseWriter, r *http.Request) error {
 	ids := r.PostForm["ids"]
 	if len(ids) == 0 {
 		return httpx.E(http.StatusUnprocessableEntity, "Select at least one file to delete.")
@@ -245,11 +226,11 @@ func (s *Service) handleConsoleAdminDeleteFiles(w http.ResponseWriter, r *http.R
 
 // handleConsoleAdminSettings is GET /console/admin/settings: the upload
 // settings group as a form.
-func (s *Service) handleConsoleAdminSettings(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminSettings(w http.ResponseWriter, r *http.Request) error {
 	return s.renderAdminSettings(w, r, http.StatusOK, newSettingsView(s.settings.Get(r.Context()).Upload), "")
 }
 
-func (s *Service) renderAdminSettings(w http.ResponseWriter, r *http.Request, status int, form settingsView, problem string) error {
+func (s consoleHandlers) renderAdminSettings(w http.ResponseWriter, r *http.Request, status int, form settingsView, problem string) error {
 	v := s.console.View(w, r, "Upload settings", "admin-settings")
 	v.Error = problem
 	v.Data = form
@@ -260,7 +241,7 @@ func (s *Service) renderAdminSettings(w http.ResponseWriter, r *http.Request, st
 // handleConsoleAdminSaveSettings is POST /console/admin/settings: the whole
 // group is validated as the settings API does, and nothing is stored when
 // one field is refused.
-func (s *Service) handleConsoleAdminSaveSettings(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAdminSaveSettings(w http.ResponseWriter, r *http.Request) error {
 	form := settingsView{
 		AllowGuestUpload: r.PostFormValue("allow_guest_upload") != "",
 		AllowRegister:    r.PostFormValue("allow_register") != "",

@@ -15,11 +15,11 @@ var errNoSuchAlbum = httpx.E(http.StatusNotFound, "There is no such album.")
 
 // handleConsoleAlbums is GET /console/albums: the user's albums, newest
 // first, with how many files each holds, and the form to make one.
-func (s *Service) handleConsoleAlbums(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAlbums(w http.ResponseWriter, r *http.Request) error {
 	return s.renderAlbums(w, r, http.StatusOK, albumRequest{}, "")
 }
 
-func (s *Service) renderAlbums(w http.ResponseWriter, r *http.Request, status int, form albumRequest, problem string) error {
+func (s consoleHandlers) renderAlbums(w http.ResponseWriter, r *http.Request, status int, form albumRequest, problem string) error {
 	p, err := httpx.ParsePaging(r, "size", consoleAlbumsPage, consoleAlbumsPage)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func albumForm(r *http.Request) (albumRequest, string) {
 }
 
 // handleConsoleCreateAlbum is POST /console/albums.
-func (s *Service) handleConsoleCreateAlbum(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleCreateAlbum(w http.ResponseWriter, r *http.Request) error {
 	in, problem := albumForm(r)
 	if problem != "" {
 		return s.renderAlbums(w, r, http.StatusUnprocessableEntity, in, problem)
@@ -69,7 +69,7 @@ func (s *Service) handleConsoleCreateAlbum(w http.ResponseWriter, r *http.Reques
 }
 
 // consoleAlbum loads the signed-in user's album named by the path.
-func (s *Service) consoleAlbum(r *http.Request) (*album, error) {
+func (s consoleHandlers) consoleAlbum(r *http.Request) (*album, error) {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return nil, errNoSuchAlbum
@@ -82,7 +82,7 @@ func (s *Service) consoleAlbum(r *http.Request) (*album, error) {
 }
 
 // handleConsoleAlbum is GET /console/albums/{id}: the edit form.
-func (s *Service) handleConsoleAlbum(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleAlbum(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.consoleAlbum(r)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (s *Service) handleConsoleAlbum(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-func (s *Service) renderAlbum(w http.ResponseWriter, r *http.Request, status int, a *album, form albumRequest, problem string) {
+func (s consoleHandlers) renderAlbum(w http.ResponseWriter, r *http.Request, status int, a *album, form albumRequest, problem string) {
 	v := s.console.View(w, r, a.Name, "albums")
 	v.Error = problem
 	v.Data = albumView{Album: a, Form: form}
@@ -100,7 +100,7 @@ func (s *Service) renderAlbum(w http.ResponseWriter, r *http.Request, status int
 
 // handleConsoleUpdateAlbum is POST /console/albums/{id}: rename, describe,
 // make public or private.
-func (s *Service) handleConsoleUpdateAlbum(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleUpdateAlbum(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.consoleAlbum(r)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (s *Service) handleConsoleUpdateAlbum(w http.ResponseWriter, r *http.Reques
 
 // handleConsoleDeleteAlbum is POST /console/albums/{id}/delete: the album
 // goes, its files stay, in no album.
-func (s *Service) handleConsoleDeleteAlbum(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleDeleteAlbum(w http.ResponseWriter, r *http.Request) error {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return errNoSuchAlbum

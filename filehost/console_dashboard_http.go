@@ -21,7 +21,7 @@ type dashboardView struct {
 // handleConsoleDashboard is GET /console/admin: totals, and charts of
 // uploads per day, files per type and the users storing the most, drawn on
 // the server as SVG (docs/console.md#administration).
-func (s *Service) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	st, err := s.adminStats(ctx, defaultTopUsers)
 	if err != nil {

@@ -22,7 +22,7 @@ var errNoSuchFile = httpx.E(http.StatusNotFound, "There is no such file.")
 // newest first, filtered by album ("none" for files in no album), type and
 // a keyword in the name. A constant number of queries whatever the page
 // holds: the files with their objects, their count, and the albums.
-func (s *Service) handleConsoleFiles(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleFiles(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	userID := auth.FromContext(ctx).UserID
 	p, err := httpx.ParsePaging(r, "size", consoleFilesPage, consoleFilesPage)
@@ -92,7 +92,7 @@ func gridFilters(in url.Values, q *fileQuery, filters url.Values) error {
 }
 
 // albumChoices are the user's albums by name, for a picker.
-func (s *Service) albumChoices(ctx context.Context, userID string) ([]*album, error) {
+func (s consoleHandlers) albumChoices(ctx context.Context, userID string) ([]*album, error) {
 	albums, _, err := s.listAlbums(ctx, albumQuery{UserID: userID, OrderBy: "name", Limit: consoleAlbumChoices})
 	return albums, err
 }
@@ -100,7 +100,7 @@ func (s *Service) albumChoices(ctx context.Context, userID string) ([]*album, er
 // handleConsoleDeleteFiles is POST /console/files/delete: the ticked files
 // of the grid. Ids that are not the user's files are ignored, as in
 // POST /api/v1/files/batch-delete.
-func (s *Service) handleConsoleDeleteFiles(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleDeleteFiles(w http.ResponseWriter, r *http.Request) error {
 	ids := r.PostForm["ids"]
 	if len(ids) == 0 {
 		return httpx.E(http.StatusUnprocessableEntity, "Select at least one file to delete.")
@@ -127,7 +127,7 @@ func plural(n int, noun string) string {
 
 // consoleFile loads the signed-in user's file named by the path, with its
 // links; anyone else's is a 404.
-func (s *Service) consoleFile(r *http.Request) (*fileRecord, error) {
+func (s consoleHandlers) consoleFile(r *http.Request) (*fileRecord, error) {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return nil, errNoSuchFile
@@ -145,7 +145,7 @@ func (s *Service) consoleFile(r *http.Request) (*fileRecord, error) {
 
 // handleConsoleFile is GET /console/files/{id}: preview, facts, links and
 // the edit form.
-func (s *Service) handleConsoleFile(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleFile(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.consoleFile(r)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (s *Service) handleConsoleFile(w http.ResponseWriter, r *http.Request) erro
 	return s.renderFile(w, r, http.StatusOK, newFileView(f), "")
 }
 
-func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int, data *fileView, problem string) error {
+func (s consoleHandlers) renderFile(w http.ResponseWriter, r *http.Request, status int, data *fileView, problem string) error {
 	albums, err := s.albumChoices(r.Context(), auth.FromContext(r.Context()).UserID)
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func (s *Service) renderFile(w http.ResponseWriter, r *http.Request, status int,
 // handleConsoleUpdateFile is POST /console/files/{id}: the edit form sets
 // the name, the album ("" for none) and the visibility, with
 // the rules of PATCH /api/v1/files/{id}.
-func (s *Service) handleConsoleUpdateFile(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleUpdateFile(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.consoleFile(r)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (s *Service) handleConsoleUpdateFile(w http.ResponseWriter, r *http.Request
 }
 
 // handleConsoleDeleteFile is POST /console/files/{id}/delete.
-func (s *Service) handleConsoleDeleteFile(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleDeleteFile(w http.ResponseWriter, r *http.Request) error {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return errNoSuchFile

@@ -15,7 +15,7 @@ import (
 // handleConsoleCreateShare is POST /console/files/{id}/shares: the share
 // form of a file's page, with the rules of POST /api/v1/files/{id}/shares;
 // the expiry comes as seconds from now, as the upload form's does.
-func (s *Service) handleConsoleCreateShare(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleCreateShare(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.consoleFile(r)
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func (s *Service) handleConsoleCreateShare(w http.ResponseWriter, r *http.Reques
 }
 
 // handleConsoleRevokeShare is POST /console/files/{id}/shares/{share_id}/delete.
-func (s *Service) handleConsoleRevokeShare(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRevokeShare(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.consoleFile(r)
 	if err != nil {
 		return err

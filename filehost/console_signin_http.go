@@ -21,14 +21,14 @@ type loginView struct {
 
 // handleConsoleHome is GET /console/: the upload page is where a console
 // visit starts, as in Lsky Pro.
-func (s *Service) handleConsoleHome(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleHome(w http.ResponseWriter, r *http.Request) error {
 	http.Redirect(w, r, "/console/upload", http.StatusSeeOther)
 	return nil
 }
 
 // handleConsoleLoginPage is GET /console/login. A browser already signed in
 // goes straight on.
-func (s *Service) handleConsoleLoginPage(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleLoginPage(w http.ResponseWriter, r *http.Request) error {
 	next := auth.SafeNext(r.URL.Query().Get("next"))
 	idn, err := s.console.Identity(r)
 	if err != nil {
@@ -42,7 +42,7 @@ func (s *Service) handleConsoleLoginPage(w http.ResponseWriter, r *http.Request)
 	return nil
 }
 
-func (s *Service) renderLogin(w http.ResponseWriter, r *http.Request, status int, data loginView, problem string) {
+func (s consoleHandlers) renderLogin(w http.ResponseWriter, r *http.Request, status int, data loginView, problem string) {
 	data.RegisterOpen = s.settings.Get(r.Context()).Upload.AllowRegister
 	v := s.console.View(w, r, "Sign in", "")
 	v.Error = problem
@@ -53,7 +53,7 @@ func (s *Service) renderLogin(w http.ResponseWriter, r *http.Request, status int
 // handleConsoleLogin is POST /console/login. It spends the same per-IP
 // allowance as POST /api/v1/auth/login (docs/api.md#limits), so the form
 // is no way around it.
-func (s *Service) handleConsoleLogin(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleLogin(w http.ResponseWriter, r *http.Request) error {
 	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
 		return tooMany(w, wait, "Too many sign-in attempts from your address. Wait a minute and try again.")
 	}
@@ -99,7 +99,7 @@ type loginCodeView struct {
 	Ticket, Next string
 }
 
-func (s *Service) renderLoginCode(w http.ResponseWriter, r *http.Request, status int, data loginCodeView, problem string) {
+func (s consoleHandlers) renderLoginCode(w http.ResponseWriter, r *http.Request, status int, data loginCodeView, problem string) {
 	v := s.console.View(w, r, "Two-factor code", "")
 	v.Error = problem
 	v.Data = data
@@ -114,7 +114,7 @@ const factorLockedMsg = "Too many wrong codes for this account. Sign-in with a c
 // a sign-in with TOTP on. Guesses spend the sign-in allowance of the
 // address and the account's second-factor limit, shared with every other
 // login path, so neither many addresses nor one can try the million codes.
-func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if ok, wait := s.loginLimit.Allow(httpx.ClientIP(r)); !ok {
 		return tooMany(w, wait, "Too many sign-in attempts from your address. Wait a minute and try again.")
 	}
@@ -151,7 +151,7 @@ func (s *Service) handleConsoleLoginCode(w http.ResponseWriter, r *http.Request)
 }
 
 // startConsoleSession signs the browser in and sends it on.
-func (s *Service) startConsoleSession(w http.ResponseWriter, r *http.Request, userID, next string) error {
+func (s consoleHandlers) startConsoleSession(w http.ResponseWriter, r *http.Request, userID, next string) error {
 	value, exp, err := s.auth.NewSession(r.Context(), userID, auth.MetaFromRequest(r))
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (s *Service) startConsoleSession(w http.ResponseWriter, r *http.Request, us
 
 // handleConsoleLogout is POST /console/logout: the session is revoked
 // server-side, so the old cookie is worthless even if kept.
-func (s *Service) handleConsoleLogout(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleLogout(w http.ResponseWriter, r *http.Request) error {
 	if idn := auth.FromContext(r.Context()); idn != nil && idn.SessionID != "" {
 		if err := s.auth.RevokeSession(r.Context(), idn.SessionID); err != nil {
 			return err
@@ -181,7 +181,7 @@ type registerView struct {
 
 // handleConsoleRegisterPage is GET /console/register, a page only while
 // upload.allow_register is on.
-func (s *Service) handleConsoleRegisterPage(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRegisterPage(w http.ResponseWriter, r *http.Request) error {
 	if !s.settings.Get(r.Context()).Upload.AllowRegister {
 		return httpx.E(http.StatusNotFound, "Registration is closed on this site.")
 	}
@@ -193,7 +193,7 @@ func (s *Service) handleConsoleRegisterPage(w http.ResponseWriter, r *http.Reque
 
 // handleConsoleRegister is POST /console/register: the rules and the
 // per-IP allowance of POST /api/v1/auth/register, then a signed-in session.
-func (s *Service) handleConsoleRegister(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRegister(w http.ResponseWriter, r *http.Request) error {
 	set := s.settings.Get(r.Context()).Upload
 	if !set.AllowRegister {
 		return httpx.E(http.StatusNotFound, "Registration is closed on this site.")

@@ -16,13 +16,13 @@ const tokensPageSize = 20
 
 // handleConsoleTokens is GET /console/tokens: the account's live tokens,
 // never their values, the form to make one, and how to set up clients.
-func (s *Service) handleConsoleTokens(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleTokens(w http.ResponseWriter, r *http.Request) error {
 	return s.renderTokens(w, r, http.StatusOK, "", "", "")
 }
 
 // renderTokens renders the tokens page; name and expires are the create
 // form's input, kept when problem says why it was refused.
-func (s *Service) renderTokens(w http.ResponseWriter, r *http.Request, status int, name, expires, problem string) error {
+func (s consoleHandlers) renderTokens(w http.ResponseWriter, r *http.Request, status int, name, expires, problem string) error {
 	p, err := httpx.ParsePaging(r, "size", tokensPageSize, 100)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (s *Service) renderTokens(w http.ResponseWriter, r *http.Request, status in
 // handleConsoleCreateToken is POST /console/tokens. The answer is the page
 // showing the value, not a redirect: the value exists only in this answer
 // and must not travel in a URL or a cookie.
-func (s *Service) handleConsoleCreateToken(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleCreateToken(w http.ResponseWriter, r *http.Request) error {
 	rawName, rawExpires := r.PostFormValue("name"), r.PostFormValue("expires_at")
 	name, exp, problem := parseTokenForm(rawName, rawExpires, s.now())
 	if problem != "" {
@@ -68,7 +68,7 @@ func (s *Service) handleConsoleCreateToken(w http.ResponseWriter, r *http.Reques
 
 // handleConsoleRevokeToken is POST /console/tokens/{id}/revoke; another
 // user's token is a 404, as if it did not exist.
-func (s *Service) handleConsoleRevokeToken(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleRevokeToken(w http.ResponseWriter, r *http.Request) error {
 	notFound := httpx.E(http.StatusNotFound, "There is no such token.")
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
@@ -88,7 +88,7 @@ func (s *Service) handleConsoleRevokeToken(w http.ResponseWriter, r *http.Reques
 // handleConsoleShareX is POST /console/tokens/sxcu: a ShareX custom
 // uploader for this site and the token in the form, as a download. It is a
 // POST so that the token never sits in a URL.
-func (s *Service) handleConsoleShareX(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleShareX(w http.ResponseWriter, r *http.Request) error {
 	tok := strings.TrimSpace(r.PostFormValue("token"))
 	if !looksLikeAPIToken(tok) {
 		return httpx.E(http.StatusUnprocessableEntity, "That is not an API token: tokens start with "+auth.APITokenPrefix+".")

@@ -10,7 +10,7 @@ import (
 )
 
 // handleConsoleUploadPage is GET /console/upload.
-func (s *Service) handleConsoleUploadPage(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleUploadPage(w http.ResponseWriter, r *http.Request) error {
 	v, _, err := s.uploadView(w, r, false)
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func (s *Service) handleConsoleUploadPage(w http.ResponseWriter, r *http.Request
 // handleConsoleUpload is POST /console/upload, the page's form without
 // JavaScript: the files go through the API's upload path, and the page
 // comes back with their links.
-func (s *Service) handleConsoleUpload(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleUpload(w http.ResponseWriter, r *http.Request) error {
 	b, err := s.upload(w, r, auth.FromContext(r.Context()).UserID, consoleMaxFiles)
 	return s.renderUploaded(w, r, false, b, err)
 }
@@ -32,7 +32,7 @@ var errGuestPageOff = httpx.E(http.StatusNotFound, "There is no such page.")
 
 // handleConsoleGuestPage is GET /upload, the upload page for visitors
 // without an account while upload.allow_guest_upload is on.
-func (s *Service) handleConsoleGuestPage(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleGuestPage(w http.ResponseWriter, r *http.Request) error {
 	if !s.settings.Get(r.Context()).Upload.AllowGuestUpload {
 		return errGuestPageOff
 	}
@@ -47,7 +47,7 @@ func (s *Service) handleConsoleGuestPage(w http.ResponseWriter, r *http.Request)
 // handleConsoleGuestUpload is POST /upload, the guest form without
 // JavaScript. It takes one file, and spends the per-address allowance of
 // POST /api/v1/public/upload, so the form is no way around it.
-func (s *Service) handleConsoleGuestUpload(w http.ResponseWriter, r *http.Request) error {
+func (s consoleHandlers) handleConsoleGuestUpload(w http.ResponseWriter, r *http.Request) error {
 	if !s.settings.Get(r.Context()).Upload.AllowGuestUpload {
 		return errGuestPageOff
 	}
@@ -63,7 +63,7 @@ func (s *Service) handleConsoleGuestUpload(w http.ResponseWriter, r *http.Reques
 
 // uploadView builds the upload page: the limits of the upload settings,
 // and for a user the albums and the quota.
-func (s *Service) uploadView(w http.ResponseWriter, r *http.Request, guest bool) (*templates.ConsoleView, *uploadPage, error) {
+func (s consoleHandlers) uploadView(w http.ResponseWriter, r *http.Request, guest bool) (*templates.ConsoleView, *uploadPage, error) {
 	set := s.settings.Get(r.Context()).Upload
 	title := "Upload"
 	if guest {
@@ -102,7 +102,7 @@ func (s *Service) uploadView(w http.ResponseWriter, r *http.Request, guest bool)
 // a card for each stored file and the error, if any, under the file it is
 // about (or above the form when it is about the form). Its status is the
 // error's, as the API's would be.
-func (s *Service) renderUploaded(w http.ResponseWriter, r *http.Request, guest bool, b *uploadBatch, uerr error) error {
+func (s consoleHandlers) renderUploaded(w http.ResponseWriter, r *http.Request, guest bool, b *uploadBatch, uerr error) error {
 	v, data, err := s.uploadView(w, r, guest)
 	if err != nil {
 		return err
