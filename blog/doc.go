@@ -55,7 +55,9 @@
 // console_routes.go registers them, and console_*_http.go hold one page
 // group each: the dashboard, posts and the editor, pages, categories and
 // tags, friend links, comments, revisions, preview links and settings.
-// console_forms.go turns a refused write into the form shown again.
+// console_forms.go turns a refused write into the form shown again. The
+// pages are methods of consoleHandlers, which wraps *Blog: the domain's
+// methods stay on *Blog, the pages' own helpers with the pages.
 //
 // # Comments and their moderation
 //

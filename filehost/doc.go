@@ -65,6 +65,8 @@
 // console_albums_http.go), tokens and client setups (console_tokens*.go),
 // account (console_account_http.go), administration (console_admin*.go,
 // console_dashboard_http.go, whose charts console_charts.go draws as SVG).
+// The pages are methods of consoleHandlers, which wraps *Service: the
+// domain's methods stay on *Service, the pages' own helpers with the pages.
 //
 // # Admin API
 //
