@@ -135,6 +135,7 @@ func alignment(v int) []int {
 	return pos
 }
 
+// symbol is a QR code being drawn, of version ver.
 type symbol struct {
 	ver  int
 	size int
