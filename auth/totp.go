@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"folio/auth/qr"
 )
 
 // Time-based one-time passwords as authenticator apps make them: RFC 6238
@@ -74,6 +76,10 @@ func OTPAuthURI(issuer, account string, secret []byte) string {
 		"&issuer=" + queryEscape(issuer) +
 		"&algorithm=SHA1&digits=" + strconv.Itoa(totpDigits) + "&period=" + strconv.Itoa(totpPeriod)
 }
+
+// QRSVG draws data, an OTPAuthURI, as the QR code in SVG that the
+// enrolment page shows (package auth/qr).
+func QRSVG(data []byte) (string, error) { return qr.SVG(data) }
 
 // queryEscape escapes a query value with %20 for spaces: some
 // authenticator apps show a "+" literally.

@@ -2,10 +2,12 @@ package auth_test
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"folio/auth"
+	"folio/auth/qr"
 )
 
 // rfcSecret is the SHA-1 secret of RFC 4226 Appendix D and RFC 6238
@@ -76,6 +78,18 @@ func TestVerifyTOTP(t *testing.T) {
 				t.Fatalf("VerifyTOTP = %d, %v; want %d, %v", got, ok, tt.step, tt.ok)
 			}
 		})
+	}
+}
+
+// The enrolment page's picture is the URI's QR code as package qr draws it.
+func TestQRSVGDrawsTheURI(t *testing.T) {
+	uri := []byte(auth.OTPAuthURI("Folio", "alice", rfcSecret))
+	got, err := auth.QRSVG(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := qr.SVG(uri); got != want || !strings.HasPrefix(got, "<svg") {
+		t.Errorf("QRSVG = %.80q…, want qr.SVG's %.80q…", got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"strings"
@@ -105,9 +104,6 @@ var ErrDisabled = errors.New("account is disabled")
 
 // ErrAdminDisabled is returned when admin.enabled is false.
 var ErrAdminDisabled = errors.New("administrator login is disabled")
-
-// equal compares secrets in constant time.
-func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 // identityByID loads what a request needs to know about an authenticated
 // user; a disabled user's credentials stop working at once.

@@ -129,9 +129,8 @@ func writeJSONEntry(zw *archiveWriter, name string, v any) error {
 
 // jsonArray writes a JSON array one item a line, as the items come.
 type jsonArray struct {
-	w   io.Writer
-	n   int
-	err error
+	w io.Writer
+	n int
 }
 
 func newJSONArray(zw *archiveWriter, name string) (*jsonArray, error) {

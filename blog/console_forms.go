@@ -62,21 +62,6 @@ func notFoundAs(err error, what string) error {
 	return err
 }
 
-// formInt reads an integer form field; empty is 0. A value that is not a
-// number is refused like the API refuses a wrong JSON type, but as a field
-// of the form (422), so that the form comes back with what was typed.
-func formInt(r *http.Request, field string) (int, error) {
-	s := r.PostFormValue(field)
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, invalid(field, "must be a whole number")
-	}
-	return n, nil
-}
-
 // countOf is "1 comment", "3 comments".
 func countOf(n int, noun string) string {
 	if n == 1 {

@@ -43,16 +43,6 @@ func (e *env) submit(path string, fields ...string) *httpxtest.Response {
 	return e.admin.PostForm(path, append([]string{"form_token", e.adminToken()}, fields...)...)
 }
 
-// lacks reports whether a page's body holds none of parts.
-func lacks(res *httpxtest.Response, parts ...string) bool {
-	for _, p := range parts {
-		if strings.Contains(string(res.Body), p) {
-			return false
-		}
-	}
-	return true
-}
-
 // consoleFlash follows a 303 and returns the page it leads to.
 func consoleFlash(t testing.TB, c *httpxtest.Client, res *httpxtest.Response, flash string) *httpxtest.Response {
 	t.Helper()

@@ -40,7 +40,7 @@ for t in "${targets[@]}"; do
     fi
     ok=false
     # Go 1.26's fuzzing coordinator may report its own deadline at the end
-    # of -fuzztime as a failure (Go issue 75804, fixed in 1.27): a bare
+    # of -fuzztime as a failure (a fault of the coordinator, fixed in 1.27): a bare
     # "context deadline exceeded" with no input written and no other
     # failure line. Only that is tried once more; anything else fails.
     if [ "$attempt" = 1 ] && grep -q '^    context deadline exceeded$' "$log" &&

@@ -22,6 +22,27 @@ type Local struct {
 
 var _ Store = (*Local)(nil)
 
+// localDriver is the row of the local driver: files in the folder
+// storage.dir, which folio restore can fill.
+func localDriver() Driver {
+	return Driver{
+		Name: "local", Where: "storage.dir", Folder: true, Restore: true,
+		Open: func(cfg Config) (Store, error) {
+			l, err := NewLocal(cfg.Dir)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.Instance == "" {
+				return l, nil
+			}
+			if l, err = l.WithInstance(cfg.Instance); err != nil {
+				return nil, err
+			}
+			return l, nil
+		},
+	}
+}
+
 // NewLocal returns a store rooted at dir, creating it if missing.
 func NewLocal(dir string) (*Local, error) {
 	if dir == "" {

@@ -27,7 +27,8 @@ type S3Config struct {
 	// (endpoint/bucket/key) rather than as a host name (bucket.endpoint).
 	PathStyle bool
 	// Redirect asks the file host to answer GETs with a presigned URL
-	// instead of the bytes; the store itself does not use it.
+	// instead of the bytes (the s3 row's Redirect); the store itself does
+	// not use it.
 	Redirect bool
 }
 
@@ -73,32 +74,43 @@ type S3 struct {
 
 var _ Store = (*S3)(nil)
 
+// s3Driver is the row of the s3 driver: objects in a bucket (storage.s3.*),
+// which Check asks at start and which can serve by presigned URL. folio
+// restore does not write into it: a bucket is filled from a restored
+// folder by folio storage migrate (docs/backup.md#s3).
+func s3Driver() Driver {
+	return Driver{
+		Name: "s3", Where: "storage.s3.*",
+		Validate: func(cfg Config) error {
+			if problems := s3Problems(cfg.S3); len(problems) > 0 {
+				return fmt.Errorf("storage.s3: %s", strings.Join(problems, "; "))
+			}
+			return nil
+		},
+		Open: func(cfg Config) (Store, error) {
+			s, err := NewS3(cfg.S3, nil)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.Instance != "" {
+				s = s.WithInstance(cfg.Instance)
+			}
+			return s, nil
+		},
+		Redirect: func(cfg Config) bool { return cfg.S3.Redirect },
+	}
+}
+
 // NewS3 checks cfg and returns a store on it; it makes no request (Check
 // does). client nil gets one with dial and response-header timeouts and
 // kept-alive connections, but no overall timeout, since bodies stream.
 func NewS3(cfg S3Config, client *http.Client) (*S3, error) {
-	var problems []string
-	u, err := url.Parse(cfg.Endpoint)
-	switch {
-	case cfg.Endpoint == "":
-		problems = append(problems, "an endpoint is required")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil:
-		problems = append(problems, fmt.Sprintf("the endpoint %q must be an http:// or https:// URL with only a host (and port)", cfg.Endpoint))
+	if problems := s3Problems(cfg); len(problems) > 0 {
+		return nil, fmt.Errorf("storage: s3: %s", strings.Join(problems, "; "))
 	}
-	if !validBucket(cfg.Bucket) {
-		problems = append(problems, fmt.Sprintf("the bucket name %q must be 3 to 63 lower-case letters, digits, dots and hyphens", cfg.Bucket))
-	}
+	u, _ := url.Parse(cfg.Endpoint) // s3Problems parsed it
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
-	}
-	if cfg.AccessKey == "" || cfg.SecretKey == "" {
-		problems = append(problems, "an access key and a secret key are required")
-	}
-	if cfg.Prefix != "" && (strings.HasPrefix(cfg.Prefix, "/") || checkPlace(strings.TrimSuffix(cfg.Prefix, "/")) != nil) {
-		problems = append(problems, fmt.Sprintf("the prefix %q must be a relative key folder such as \"folio/\"", cfg.Prefix))
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("storage: s3: %s", strings.Join(problems, "; "))
 	}
 	if cfg.Prefix != "" && !strings.HasSuffix(cfg.Prefix, "/") {
 		cfg.Prefix += "/"
@@ -123,6 +135,28 @@ func NewS3(cfg S3Config, client *http.Client) (*S3, error) {
 		CopyLimit: DefaultCopyLimit, CopyPartSize: DefaultCopyPartSize,
 		bufs: &sync.Pool{}, now: time.Now,
 	}, nil
+}
+
+// s3Problems says what is wrong with cfg, nothing when it can be used.
+func s3Problems(cfg S3Config) []string {
+	var problems []string
+	u, err := url.Parse(cfg.Endpoint)
+	switch {
+	case cfg.Endpoint == "":
+		problems = append(problems, "an endpoint is required")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil:
+		problems = append(problems, fmt.Sprintf("the endpoint %q must be an http:// or https:// URL with only a host (and port)", cfg.Endpoint))
+	}
+	if !validBucket(cfg.Bucket) {
+		problems = append(problems, fmt.Sprintf("the bucket name %q must be 3 to 63 lower-case letters, digits, dots and hyphens", cfg.Bucket))
+	}
+	if cfg.AccessKey == "" || cfg.SecretKey == "" {
+		problems = append(problems, "an access key and a secret key are required")
+	}
+	if cfg.Prefix != "" && (strings.HasPrefix(cfg.Prefix, "/") || checkPlace(strings.TrimSuffix(cfg.Prefix, "/")) != nil) {
+		problems = append(problems, fmt.Sprintf("the prefix %q must be a relative key folder such as \"folio/\"", cfg.Prefix))
+	}
+	return problems
 }
 
 func validBucket(b string) bool {

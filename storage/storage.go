@@ -1,7 +1,17 @@
 // Package storage owns file bytes: a small interface for writing content
-// from a stream, opening it for serving, and deleting it, and the
-// local-filesystem implementation behind it. Keys are validated so that
-// nothing can name a path outside the storage folder.
+// from a stream, opening it for serving, and deleting it, and the drivers
+// behind it, a local folder (local.go) and a bucket of an S3-compatible
+// server (s3*.go). Keys are validated so that nothing can name a path
+// outside the storage folder.
+//
+// The driver table (Drivers, driver.go) is the one place that knows the
+// drivers: each row opens its store from a Config and says what it can do
+// (serve by redirect, be restored into, keep files in a local folder), and
+// Check asks a store's backend at start. Adding a driver means one file in
+// this package (its store and its row) and one line in the table; the
+// wiring in cmd/folio asks the table and does not change. Only a driver
+// with settings of its own also adds their field to Config and their
+// storage.<name>.* keys to the configuration of cmd/folio.
 package storage
 
 import (

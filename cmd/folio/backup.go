@@ -119,7 +119,7 @@ func writeBackup(ctx context.Context, cfg *Config, out string, force bool, warn 
 			return nil, fmt.Errorf("database: %w", err)
 		}
 	}
-	if cfg.StorageDriver == "local" && inside(out, cfg.StorageDir) {
+	if storageDriver(cfg).Folder && inside(out, cfg.StorageDir) {
 		// It would be listed, and copied into itself, as a stored file.
 		return nil, fmt.Errorf("%s is inside the storage folder %s: write the backup elsewhere", out, cfg.StorageDir)
 	}

@@ -31,7 +31,8 @@ type Config struct {
 	DBDriver       string
 	DBDSN          string
 	StorageDir     string
-	// StorageDriver is "local" (StorageDir) or "s3" (S3).
+	// StorageDriver names a row of storage.Drivers: "local" (StorageDir)
+	// or "s3" (S3).
 	StorageDriver  string
 	S3             storage.S3Config
 	ThemeDir       string
@@ -105,9 +106,9 @@ func options() []option {
 			c.StorageDir = v
 			return nil
 		}},
-		{"storage.driver", "local", "where uploaded files live: local (storage.dir) or s3 (storage.s3.*)", func(c *Config, v string) error {
-			if v != "local" && v != "s3" {
-				return errors.New("must be local or s3")
+		{"storage.driver", "local", "where uploaded files live: " + storageDriverHelp(), func(c *Config, v string) error {
+			if _, ok := storage.Lookup(v); !ok {
+				return errors.New("must be " + orList(storageDriverNames()))
 			}
 			c.StorageDriver = v
 			return nil
@@ -263,9 +264,9 @@ func LoadConfig(path string, file io.Reader, environ []string) (*Config, error) 
 	if c.DBDriver == "postgres" && (c.DBDSN == "" || c.DBDSN == "data/folio.db") {
 		errs = append(errs, errors.New("database.dsn: set a PostgreSQL connection string when database.driver is postgres"))
 	}
-	if c.StorageDriver == "s3" {
-		if _, err := storage.NewS3(c.S3, nil); err != nil {
-			errs = append(errs, fmt.Errorf("storage.s3: %s", strings.TrimPrefix(err.Error(), "storage: s3: ")))
+	if d := storageDriver(c); d.Validate != nil {
+		if err := d.Validate(c.storageConfig("")); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := c.Settings.Validate(); err != nil {

@@ -59,7 +59,7 @@ func restoreBackup(ctx context.Context, cfg *Config, file string) (m *backupMani
 // or empty; a server started once on an empty storage folder leaves its
 // empty temporary folder there, which counts as empty.
 func emptyTargets(cfg *Config) error {
-	if cfg.StorageDriver == "s3" {
+	if !storageDriver(cfg).Restore {
 		// Restoring is a rename into a folder; a bucket is filled from one
 		// afterwards (docs/backup.md#s3).
 		return errors.New("folio restore writes into a local storage.dir: restore with storage.driver = local, then copy the objects into the bucket with folio storage migrate (docs/backup.md#s3)")

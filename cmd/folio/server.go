@@ -121,7 +121,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
 		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files,
-		Redirect: cfg.StorageDriver == "s3" && cfg.S3.Redirect})
+		Redirect: storeRedirects(cfg)})
 	if err != nil {
 		return fail(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -79,14 +78,9 @@ func setupStorage(fs *flag.FlagSet) func(*invocation) int {
 			printSynopsis(inv.stderr, mustCommand("storage"))
 			return exitUsage
 		}
-		var from string
-		switch *to {
-		case "s3":
-			from = "local"
-		case "local":
-			from = "s3"
-		default:
-			fmt.Fprintln(inv.stderr, "folio storage migrate: -to must be s3 or local")
+		from, ok := migrateSource(*to)
+		if !ok {
+			fmt.Fprintln(inv.stderr, "folio storage migrate: -to must be "+orList(migrateTargets()))
 			printSynopsis(inv.stderr, mustCommand("storage"))
 			return exitUsage
 		}
@@ -120,6 +114,45 @@ func setupStorage(fs *flag.FlagSet) func(*invocation) int {
 		}
 		return exitOK
 	}
+}
+
+// migrateSource is the driver folio storage migrate -to to copies from:
+// the copy goes between the folder of storage.dir and a bucket, so the
+// source is the one driver of the table on the other side of to (the
+// folder's for -to s3, the bucket's for -to local). False for a name the
+// table does not hold, or when the other side is not one driver.
+func migrateSource(to string) (string, bool) {
+	dst, ok := storage.Lookup(to)
+	if !ok {
+		return "", false
+	}
+	var from []string
+	for _, d := range storage.Drivers() {
+		if d.Folder != dst.Folder {
+			from = append(from, d.Name)
+		}
+	}
+	if len(from) != 1 {
+		return "", false
+	}
+	return from[0], true
+}
+
+// migrateTargets are the values -to takes: the drivers a copy goes to from
+// the folder, then the folder's, the way back.
+func migrateTargets() []string {
+	var out, back []string
+	for _, d := range storage.Drivers() {
+		if _, ok := migrateSource(d.Name); !ok {
+			continue
+		}
+		if d.Folder {
+			back = append(back, d.Name)
+		} else {
+			out = append(out, d.Name)
+		}
+	}
+	return append(out, back...)
 }
 
 // mustCommand is the command called name of the table.
@@ -173,17 +206,13 @@ func runMigrate(ctx context.Context, cfg *Config, from, to string, jobs int, std
 // A source folder that is not there is an error, not an empty source: the
 // configuration most likely names the wrong one.
 func openMigrateStore(ctx context.Context, cfg *Config, driver string, source bool) (storage.Store, error) {
-	if driver == "local" && source {
-		st, err := os.Stat(cfg.StorageDir)
-		if err != nil {
-			return nil, fmt.Errorf("storage folder: %w", err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("storage folder %s is not a folder", cfg.StorageDir)
-		}
-	}
 	c := *cfg
 	c.StorageDriver = driver
+	if source {
+		if err := checkLocalFolder(&c); err != nil {
+			return nil, err
+		}
+	}
 	store, err := openStore(&c, "")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package auth_test
+package qr_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"folio/auth"
+	"folio/auth/qr"
 )
 
 // zbarimg returns the path of the zbarimg decoder (Debian package
@@ -79,9 +79,10 @@ func text(n int) string {
 	return string(b)
 }
 
-func TestQRCodeDecodesWithZbar(t *testing.T) {
+func TestEncodeDecodesWithZbar(t *testing.T) {
 	zbar := zbarimg(t)
-	uri := auth.OTPAuthURI("Folio", "alice@example.com", []byte("12345678901234567890"))
+	// The URIs auth.OTPAuthURI makes for these accounts and secrets.
+	uri := "otpauth://totp/Folio:alice@example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Folio&algorithm=SHA1&digits=6&period=30"
 	tests := []struct {
 		name string
 		data string
@@ -93,7 +94,7 @@ func TestQRCodeDecodesWithZbar(t *testing.T) {
 		{"130 bytes", text(130), 49},
 		{"200 bytes", text(200), 57},
 		{"otpauth URI", uri, 0},
-		{"URI with escapes", auth.OTPAuthURI("My Folio & Co", "bob smith", []byte("abcdefghijabcdefghij")), 0},
+		{"URI with escapes", "otpauth://totp/My%20Folio%20&%20Co:bob%20smith?secret=MFRGGZDFMZTWQ2LKMFRGGZDFMZTWQ2LK&issuer=My%20Folio%20%26%20Co&algorithm=SHA1&digits=6&period=30", 0},
 		{"version 7 (version info)", text(130), 49},
 		{"version 15", text(400), 77},
 		{"version 26 (many blocks)", text(1000), 121},
@@ -101,7 +102,7 @@ func TestQRCodeDecodesWithZbar(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := auth.QRCode([]byte(tt.data))
+			m, err := qr.Encode([]byte(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,9 +116,9 @@ func TestQRCodeDecodesWithZbar(t *testing.T) {
 	}
 }
 
-func TestQRCodeStructure(t *testing.T) {
+func TestEncodeStructure(t *testing.T) {
 	for _, n := range []int{1, 20, 80, 130, 200} {
-		m, err := auth.QRCode([]byte(text(n)))
+		m, err := qr.Encode([]byte(text(n)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,27 +159,27 @@ func TestQRCodeStructure(t *testing.T) {
 	}
 }
 
-func TestQRCodeRejectsTooLongData(t *testing.T) {
+func TestEncodeRejectsTooLongData(t *testing.T) {
 	for _, n := range []int{2332, 5000} {
-		if _, err := auth.QRCode(make([]byte, n)); !errors.Is(err, auth.ErrQRTooLong) {
-			t.Errorf("%d bytes: err = %v, want ErrQRTooLong", n, err)
+		if _, err := qr.Encode(make([]byte, n)); !errors.Is(err, qr.ErrTooLong) {
+			t.Errorf("%d bytes: err = %v, want ErrTooLong", n, err)
 		}
-		if _, err := auth.QRSVG(make([]byte, n)); !errors.Is(err, auth.ErrQRTooLong) {
-			t.Errorf("QRSVG %d bytes: err = %v", n, err)
+		if _, err := qr.SVG(make([]byte, n)); !errors.Is(err, qr.ErrTooLong) {
+			t.Errorf("SVG %d bytes: err = %v", n, err)
 		}
 	}
-	if _, err := auth.QRCode(nil); err != nil {
+	if _, err := qr.Encode(nil); err != nil {
 		t.Errorf("empty data: %v", err)
 	}
 }
 
-func TestQRSVG(t *testing.T) {
-	data := []byte(auth.OTPAuthURI("Folio", "alice", []byte("12345678901234567890")))
-	svg, err := auth.QRSVG(data)
+func TestSVG(t *testing.T) {
+	data := []byte("otpauth://totp/Folio:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Folio&algorithm=SHA1&digits=6&period=30")
+	svg, err := qr.SVG(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := auth.QRCode(data)
+	m, _ := qr.Encode(data)
 	side := len(m) + 8
 	for _, want := range []string{
 		`<svg xmlns="http://www.w3.org/2000/svg"`,
@@ -233,18 +234,18 @@ func atoi(s string) int {
 // The byte capacities of versions 1-10 at level M, from the standard's
 // table: the largest input of each version still fits it, one byte more
 // takes the next version.
-func TestQRCodeChoosesTheSmallestVersion(t *testing.T) {
+func TestEncodeChoosesTheSmallestVersion(t *testing.T) {
 	capacity := []int{14, 26, 42, 62, 84, 106, 122, 152, 180, 213}
 	for i, n := range capacity {
 		v := i + 1
-		m, err := auth.QRCode(make([]byte, n))
+		m, err := qr.Encode(make([]byte, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(m) != 4*v+17 {
 			t.Errorf("%d bytes: version %d, want %d", n, (len(m)-17)/4, v)
 		}
-		m, err = auth.QRCode(make([]byte, n+1))
+		m, err = qr.Encode(make([]byte, n+1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,10 @@
-package auth
+// Package qr draws QR codes (ISO/IEC 18004): byte mode, error-correction
+// level M, versions 1 to 40, the mask with the lowest penalty. It exists so
+// that the console's two-factor enrolment page can show an otpauth URI as a
+// picture without sending the secret to a third party or adding a
+// dependency (docs/design.md#identity). It knows nothing of Folio: Encode
+// gives the modules, SVG a picture that passes the console's CSP.
+package qr
 
 import (
 	"errors"
@@ -7,14 +13,11 @@ import (
 	"strings"
 )
 
-// A QR code encoder (ISO/IEC 18004) for the console's two-factor
-// enrolment page: byte mode, error-correction level M, versions 1 to 40,
-// the mask with the lowest penalty. It exists so that an otpauth URI can
-// be shown as a picture without sending the secret to a third party or
-// adding a dependency (docs/design.md#identity).
+// MaxLen is the most bytes a symbol holds (version 40 at level M).
+const MaxLen = 2331
 
-// ErrQRTooLong is returned when data does not fit in a version 40 symbol.
-var ErrQRTooLong = errors.New("qr: data too long")
+// ErrTooLong is returned when data does not fit in a version 40 symbol.
+var ErrTooLong = errors.New("qr: data too long")
 
 // eccPerBlockM and blocksM are, for each version (index 0 unused), the
 // error-correction codewords per block and the number of blocks at level M.
@@ -25,20 +28,20 @@ var (
 		17, 17, 18, 20, 21, 23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49}
 )
 
-// QRCode encodes data as a QR code and returns its modules, row by row;
+// Encode encodes data as a QR code and returns its modules, row by row;
 // true is dark. The quiet zone is not included.
-func QRCode(data []byte) ([][]bool, error) {
+func Encode(data []byte) ([][]bool, error) {
 	ver := 0
 	for v := 1; v <= 40; v++ {
-		if qrDataBits(len(data), v) <= qrDataCodewords(v)*8 {
+		if dataBits(len(data), v) <= dataCodewords(v)*8 {
 			ver = v
 			break
 		}
 	}
 	if ver == 0 {
-		return nil, fmt.Errorf("%w: %d bytes", ErrQRTooLong, len(data))
+		return nil, fmt.Errorf("%w: %d bytes", ErrTooLong, len(data))
 	}
-	q := newQR(ver)
+	q := newSymbol(ver)
 	q.drawFunctionPatterns()
 	q.drawCodewords(q.addECC(q.encode(data)))
 	best, bestScore := 0, -1
@@ -55,11 +58,11 @@ func QRCode(data []byte) ([][]bool, error) {
 	return q.mod, nil
 }
 
-// QRSVG renders data as a QR code in SVG with a four-module quiet zone.
+// SVG renders data as a QR code in SVG with a four-module quiet zone.
 // Colours are attributes, not style, so that it passes a CSP without
 // 'unsafe-inline'.
-func QRSVG(data []byte) (string, error) {
-	m, err := QRCode(data)
+func SVG(data []byte) (string, error) {
+	m, err := Encode(data)
 	if err != nil {
 		return "", err
 	}
@@ -87,8 +90,8 @@ func QRSVG(data []byte) (string, error) {
 	return b.String(), nil
 }
 
-// qrDataBits is the length of a byte-mode segment of n bytes in version v.
-func qrDataBits(n, v int) int {
+// dataBits is the length of a byte-mode segment of n bytes in version v.
+func dataBits(n, v int) int {
 	count := 8
 	if v >= 10 {
 		count = 16
@@ -99,9 +102,9 @@ func qrDataBits(n, v int) int {
 	return 4 + count + 8*n
 }
 
-// qrRawModules is the number of modules of version v that carry data or
+// rawModules is the number of modules of version v that carry data or
 // error correction: all but the function patterns and format/version info.
-func qrRawModules(v int) int {
+func rawModules(v int) int {
 	n := (16*v+128)*v + 64
 	if v >= 2 {
 		align := v/7 + 2
@@ -113,12 +116,12 @@ func qrRawModules(v int) int {
 	return n
 }
 
-func qrDataCodewords(v int) int {
-	return qrRawModules(v)/8 - eccPerBlockM[v]*blocksM[v]
+func dataCodewords(v int) int {
+	return rawModules(v)/8 - eccPerBlockM[v]*blocksM[v]
 }
 
-// qrAlignment lists the row/column centres of version v's alignment patterns.
-func qrAlignment(v int) []int {
+// alignment lists the row/column centres of version v's alignment patterns.
+func alignment(v int) []int {
 	if v == 1 {
 		return nil
 	}
@@ -132,16 +135,17 @@ func qrAlignment(v int) []int {
 	return pos
 }
 
-type qr struct {
+// symbol is a QR code being drawn, of version ver.
+type symbol struct {
 	ver  int
 	size int
 	mod  [][]bool // [y][x], true = dark
 	fn   [][]bool // function modules, which masks and data leave alone
 }
 
-func newQR(v int) *qr {
+func newSymbol(v int) *symbol {
 	size := 4*v + 17
-	q := &qr{ver: v, size: size, mod: make([][]bool, size), fn: make([][]bool, size)}
+	q := &symbol{ver: v, size: size, mod: make([][]bool, size), fn: make([][]bool, size)}
 	for i := range size {
 		q.mod[i] = make([]bool, size)
 		q.fn[i] = make([]bool, size)
@@ -149,12 +153,12 @@ func newQR(v int) *qr {
 	return q
 }
 
-func (q *qr) setFn(x, y int, dark bool) {
+func (q *symbol) setFn(x, y int, dark bool) {
 	q.mod[y][x] = dark
 	q.fn[y][x] = true
 }
 
-func (q *qr) drawFunctionPatterns() {
+func (q *symbol) drawFunctionPatterns() {
 	for i := range q.size {
 		q.setFn(6, i, i%2 == 0)
 		q.setFn(i, 6, i%2 == 0)
@@ -162,7 +166,7 @@ func (q *qr) drawFunctionPatterns() {
 	q.drawFinder(3, 3)
 	q.drawFinder(q.size-4, 3)
 	q.drawFinder(3, q.size-4)
-	al := qrAlignment(q.ver)
+	al := alignment(q.ver)
 	for i, y := range al {
 		for j, x := range al {
 			if i == 0 && j == 0 || i == 0 && j == len(al)-1 || i == len(al)-1 && j == 0 {
@@ -180,7 +184,7 @@ func (q *qr) drawFunctionPatterns() {
 }
 
 // drawFinder draws a finder pattern centred on (cx, cy) with its separator.
-func (q *qr) drawFinder(cx, cy int) {
+func (q *symbol) drawFinder(cx, cy int) {
 	for dy := -4; dy <= 4; dy++ {
 		for dx := -4; dx <= 4; dx++ {
 			x, y := cx+dx, cy+dy
@@ -195,7 +199,7 @@ func (q *qr) drawFinder(cx, cy int) {
 
 // drawFormat writes both copies of the format information for level M and
 // mask, and the dark module.
-func (q *qr) drawFormat(mask int) {
+func (q *symbol) drawFormat(mask int) {
 	data := 0<<3 | mask // level M is 00
 	rem := data
 	for range 10 {
@@ -222,7 +226,7 @@ func (q *qr) drawFormat(mask int) {
 }
 
 // drawVersion writes the two copies of the version information (v >= 7).
-func (q *qr) drawVersion() {
+func (q *symbol) drawVersion() {
 	if q.ver < 7 {
 		return
 	}
@@ -241,8 +245,8 @@ func (q *qr) drawVersion() {
 
 // encode makes the data codewords: one byte-mode segment, the terminator
 // and the padding.
-func (q *qr) encode(data []byte) []byte {
-	capBits := qrDataCodewords(q.ver) * 8
+func (q *symbol) encode(data []byte) []byte {
+	capBits := dataCodewords(q.ver) * 8
 	var bits []bool
 	put := func(v, n int) {
 		for i := n - 1; i >= 0; i-- {
@@ -278,9 +282,9 @@ func (q *qr) encode(data []byte) []byte {
 
 // addECC splits the data into blocks, appends each block's Reed-Solomon
 // codewords and interleaves the result.
-func (q *qr) addECC(data []byte) []byte {
+func (q *symbol) addECC(data []byte) []byte {
 	nBlocks, ecLen := blocksM[q.ver], eccPerBlockM[q.ver]
-	raw := qrRawModules(q.ver) / 8
+	raw := rawModules(q.ver) / 8
 	nShort := nBlocks - raw%nBlocks
 	shortLen := raw / nBlocks // data + ECC of a short block
 	gen := rsGenerator(ecLen)
@@ -314,7 +318,7 @@ func (q *qr) addECC(data []byte) []byte {
 
 // drawCodewords places the bits in the two-column zigzag from the bottom
 // right; the remainder bits stay light.
-func (q *qr) drawCodewords(cw []byte) {
+func (q *symbol) drawCodewords(cw []byte) {
 	i := 0
 	for right := q.size - 1; right >= 1; right -= 2 {
 		if right == 6 {
@@ -338,7 +342,7 @@ func (q *qr) drawCodewords(cw []byte) {
 	}
 }
 
-func (q *qr) applyMask(mask int) {
+func (q *symbol) applyMask(mask int) {
 	for y := range q.size {
 		for x := range q.size {
 			if q.fn[y][x] {
@@ -372,7 +376,7 @@ func (q *qr) applyMask(mask int) {
 
 // penalty scores the symbol by the four rules of the standard: runs of
 // five or more, 2x2 blocks, finder-like patterns, and dark/light balance.
-func (q *qr) penalty() int {
+func (q *symbol) penalty() int {
 	n := q.size
 	at := func(x, y int, vertical bool) bool {
 		if vertical {
