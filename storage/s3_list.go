@@ -144,12 +144,7 @@ func (s *S3) RemoveTemp(ctx context.Context, name string) error {
 		return ErrInvalidKey
 	}
 	key := s.tmpPrefix() + name
-	err := s.listUploads(ctx, key, func(k, id string, _ time.Time) error {
-		if k != key {
-			return nil
-		}
-		return s.abortUpload(ctx, k, id)
-	})
+	err := s.abortUploads(ctx, key)
 	if err == nil {
 		_, err = s.doDiscard(ctx, http.MethodDelete, key, nil, nil, nil)
 	}
@@ -157,6 +152,33 @@ func (s *S3) RemoveTemp(ctx context.Context, name string) error {
 		return fmt.Errorf("storage: remove temporary file: %w", err)
 	}
 	return nil
+}
+
+// abortUploads aborts the multipart uploads of key until a listing finds
+// none. A part still on its way when an upload is aborted can bring the
+// upload back on some servers (versitygw does; S3 itself asks for a second
+// abort once parts in flight are done), so each round that aborted
+// something waits a moment and looks again, a few rounds at most.
+func (s *S3) abortUploads(ctx context.Context, key string) error {
+	const rounds = 4
+	for round := 0; ; round++ {
+		found := false
+		err := s.listUploads(ctx, key, func(k, id string, _ time.Time) error {
+			if k != key {
+				return nil
+			}
+			found = true
+			return s.abortUpload(ctx, k, id)
+		})
+		if err != nil || !found || round == rounds-1 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // abortUpload aborts one multipart upload; one already gone is fine.
