@@ -42,11 +42,11 @@
 // The server-rendered blog of docs/api.md#classic-site, served while
 // render.render_mode is classic: site.go (Site: home, posts, pages,
 // category and tag lists, search, feeds, sitemap, robots.txt),
-// site_routes.go, site_http.go
-// (rendering, ETags, the headless 404), site_comments.go (the comment
-// form), site_cache.go (the rendered-page cache), site_changed.go (when
-// the site last changed, for Last-Modified and the cache, across
-// processes) and site_store.go (the site's own read queries).
+// site_routes.go, site_http.go (rendering, ETags, the headless 404),
+// site_comments.go (the comment form), site_cache.go (the rendered-page
+// cache), site_changed.go (when the site last changed, for Last-Modified
+// and the cache, across processes) and site_store.go (the site's own read
+// queries).
 //
 // # Console pages
 //
