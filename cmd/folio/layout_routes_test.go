@@ -101,34 +101,13 @@ func TestRouteFilesAreTheOnesTheDocNames(t *testing.T) {
 		t.Fatal("docs/design.md#http names no route file (the item starting \"Routes live in\")")
 	}
 	var registering []string
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
+	eachSourceFile(t, ".", func(rel string, src []byte) error {
 		ok, err := registersRoutes(rel, src)
 		if ok {
 			registering = append(registering, rel)
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, f := range registering {
 		if !slices.Contains(named, f) {
 			t.Errorf("%s registers routes, but docs/design.md#http does not name it among the route files", f)

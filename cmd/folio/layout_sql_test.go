@@ -5,9 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -156,34 +154,13 @@ func stringValue(l *ast.BasicLit) (string, bool) {
 // page, job or engine holds a statement. A SQL keyword in an `_http.go`
 // file fails it.
 func TestSQLLivesOnlyInStoreFiles(t *testing.T) {
-	root := filepath.Join("..", "..")
 	var found []string
 	for _, dir := range []string{"blog", "filehost"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if name := d.Name(); strings.HasPrefix(name, ".") || name == "testdata" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-				return nil
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			got, err := sqlOutsideStores(filepath.ToSlash(rel), src)
+		eachSourceFile(t, dir, func(rel string, src []byte) error {
+			got, err := sqlOutsideStores(rel, src)
 			found = append(found, got...)
 			return err
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	if len(found) > 0 {
 		t.Errorf("%d strings hold SQL outside the store files (docs/design.md#inside-a-domain: only *_store.go, store.go and schema.go may):\n%s",
