@@ -140,7 +140,7 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), b.importTimeout)
 	defer cancel()
-	res, err := b.Import(ctx, file, size, format)
+	res, err := b.Import(ctx, file, size, ImportOptions{Format: format})
 	switch {
 	case r.Context().Err() != nil:
 		return r.Context().Err() // the client left: nobody to answer

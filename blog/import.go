@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"folio/blog/htmltomd"
 	"folio/sqlstore"
 )
 
@@ -18,7 +19,22 @@ const (
 	FormatFolio = "folio" // the archive Export writes
 	FormatGhost = "ghost" // a Ghost JSON export
 	FormatWXR   = "wxr"   // a WordPress WXR export
+	// FormatMarkdown is a Hugo or Jekyll site: Markdown files with YAML or
+	// TOML front matter, in a folder or an archive.
+	FormatMarkdown = "markdown"
 )
+
+// ImportOptions say what an import reads and what it does besides adding
+// the export's text.
+type ImportOptions struct {
+	// Format is FormatFolio, FormatGhost, FormatWXR, FormatMarkdown, or ""
+	// to recognise the file by its first bytes.
+	Format string
+	// Media brings the images and attachments the content references home:
+	// they are downloaded into the file host and the content's links
+	// rewritten to them (docs/export-import.md#bringing-images-home).
+	Media bool
+}
 
 // MaxImportSize bounds the file an import reads (docs/export-import.md#limits).
 const MaxImportSize = 64 << 20
@@ -38,10 +54,14 @@ func inputErrorf(format string, args ...any) error {
 }
 
 // ImportCount counts one kind of thing an import met: created, or skipped
-// because it was already there.
+// because it was already there. Changed counts those of the created that
+// are not exactly what the export had (a protected post made a draft,
+// markup Markdown cannot say, an image left at the old site): each has its
+// warnings.
 type ImportCount struct {
 	Created int `json:"created"`
 	Skipped int `json:"skipped"`
+	Changed int `json:"changed"`
 }
 
 // SettingsCount counts the settings keys an import changed and those it
@@ -53,16 +73,25 @@ type SettingsCount struct {
 
 // ImportResult is what an import did.
 type ImportResult struct {
-	Format      string        `json:"format"`
-	Posts       ImportCount   `json:"posts"`
-	Pages       ImportCount   `json:"pages"`
-	Categories  ImportCount   `json:"categories"`
-	Tags        ImportCount   `json:"tags"`
-	Comments    ImportCount   `json:"comments"`
-	FriendLinks ImportCount   `json:"friend_links"`
-	Settings    SettingsCount `json:"settings"`
-	Warnings    []string      `json:"warnings"`
-	dropped     int
+	Format      string      `json:"format"`
+	Posts       ImportCount `json:"posts"`
+	Pages       ImportCount `json:"pages"`
+	Categories  ImportCount `json:"categories"`
+	Tags        ImportCount `json:"tags"`
+	Comments    ImportCount `json:"comments"`
+	FriendLinks ImportCount `json:"friend_links"`
+	// Redirects are old addresses (Hugo's aliases) made slug redirects.
+	Redirects ImportCount `json:"redirects"`
+	// Media are the images and attachments brought home: created is
+	// downloaded, skipped already home from an earlier import, changed
+	// left at their old address (a warning says why).
+	Media    ImportCount   `json:"media"`
+	Settings SettingsCount `json:"settings"`
+	// Losses counts, by kind, what the content's conversion could not keep
+	// as it was, over every item created (htmltomd.Loss).
+	Losses   map[string]int `json:"losses"`
+	Warnings []string       `json:"warnings"`
+	dropped  int
 }
 
 func (r *ImportResult) warn(format string, args ...any) {
@@ -73,17 +102,21 @@ func (r *ImportResult) warn(format string, args ...any) {
 	r.dropped++
 }
 
-// Import reads a Ghost, WordPress or Folio export and adds what the blog
+// Import reads a Ghost, WordPress, Hugo, Jekyll or Folio export and adds what the blog
 // lacks, in one transaction: posts and pages are matched by slug,
 // categories and tags by slug, comments by post, author, time and content,
 // friend links by URL, so that importing a file twice adds nothing the
 // second time. A post or page whose slug is taken by different content is
-// skipped with a warning. format is FormatFolio, FormatGhost, FormatWXR or
-// "" to recognise it. An *InputError means the file is at fault, an
+// skipped with a warning. opts says the format and whether to bring the
+// images home. An *InputError means the file is at fault, an
 // *ExpandError that an archive holds more than the import limit; either
 // way nothing was written (docs/export-import.md). The import stops, and
 // writes nothing, once ctx ends: every read of the file checks it.
-func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format string) (*ImportResult, error) {
+func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts ImportOptions) (*ImportResult, error) {
+	format := opts.Format
+	if opts.Media {
+		return nil, inputErrorf("bringing images home is not available")
+	}
 	if size > b.importLimit {
 		return nil, &SizeError{Limit: b.importLimit}
 	}
@@ -109,7 +142,7 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, format str
 	if err != nil {
 		return nil, err
 	}
-	res := &ImportResult{Format: format, Warnings: []string{}}
+	res := &ImportResult{Format: format, Losses: map[string]int{}, Warnings: []string{}}
 	imp := &importer{b: b, res: res, summaryLength: b.settings.Get(ctx).Post.SummaryLength,
 		termIDs: map[string]string{}, posts: map[string]postMatch{}}
 	settings, err := src.settings(ctx, b)
@@ -281,8 +314,17 @@ type importPost struct {
 	ShowComments                                                      *bool
 	CategoryID                                                        string
 	TagIDs                                                            []string
+	// Teaser is the Markdown before a "more" mark (WordPress's and Hugo's
+	// <!--more-->): without a Summary, its text is the post's hand-written
+	// summary.
+	Teaser string
 	// Origin names the item in warnings ("post \"hello\"", "item 12").
 	Origin string
+	// Notes say what the import changed of the item (made a draft, folded
+	// categories into tags); Losses what its conversion lost. Either makes
+	// a created item count as changed, and each becomes a warning.
+	Notes  []string
+	Losses []htmltomd.Loss
 }
 
 // slug is the slug an imported post or page gets: its own when usable,
@@ -339,6 +381,14 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 	if err != nil {
 		return fmt.Errorf("render %s: %w", p.Origin, err)
 	}
+	if in.Summary == "" && strings.TrimSpace(p.Teaser) != "" {
+		teaser, err := imp.b.render(ctx, p.Teaser)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", p.Origin, err)
+		}
+		in.Summary = excerpt(strings.TrimSpace(teaser.Plain), 5000)
+		p.SummarySource = summaryManual
+	}
 	source := p.SummarySource
 	switch {
 	case in.Summary == "":
@@ -363,9 +413,31 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		return err
 	}
 	imp.res.Posts.Created++
+	imp.changes(&imp.res.Posts, p.Origin, p.Notes, p.Losses)
 	imp.wrote = true
 	imp.posts[p.Slug] = postMatch{id: sp.id}
 	return nil
+}
+
+// changes reports what the import changed of an item it created: each
+// note and each kind of loss is a warning naming it, the losses add to the
+// result's, and the item counts as changed.
+func (imp *importer) changes(count *ImportCount, origin string, notes []string, losses []htmltomd.Loss) {
+	if len(notes) == 0 && len(losses) == 0 {
+		return
+	}
+	count.Changed++
+	for _, n := range notes {
+		imp.res.warn("%s: %s", origin, n)
+	}
+	for _, l := range losses {
+		imp.res.Losses[l.Kind] += l.Count
+		if l.Count == 1 {
+			imp.res.warn("%s: %s", origin, l.Kind)
+		} else {
+			imp.res.warn("%s: %s (%d times)", origin, l.Kind, l.Count)
+		}
+	}
 }
 
 // importPage is a page of an export.
@@ -375,6 +447,8 @@ type importPage struct {
 	ShowInNav                                       bool
 	PublishedAt, Created, Updated                   *time.Time
 	Origin                                          string
+	Notes                                           []string // as importPost's
+	Losses                                          []htmltomd.Loss
 }
 
 // page adds p unless a live page has its slug (the rule of post).
@@ -442,6 +516,7 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 		return err
 	}
 	imp.res.Pages.Created++
+	imp.changes(&imp.res.Pages, p.Origin, p.Notes, p.Losses)
 	imp.wrote = true
 	return nil
 }

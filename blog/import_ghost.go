@@ -326,16 +326,13 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
 		return nil
 	}
-	md, notes := ghostContent(p)
-	for _, n := range notes {
-		imp.res.warn("%s: %s", origin, n)
-	}
+	md, losses := ghostContent(p)
 	if isPage {
 		if status != StatusPublished {
 			published = nil
 		}
 		return imp.page(ctx, importPage{Title: p.Title, Slug: p.Slug, Markdown: md, Status: status, PublishedAt: published,
-			Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), Origin: origin})
+			Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), Origin: origin, Losses: losses})
 	}
 	sort.SliceStable(links, func(i, j int) bool { return links[i].SortOrder < links[j].SortOrder })
 	var tagIDs []string
@@ -345,7 +342,7 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 		}
 	}
 	ip := importPost{Title: p.Title, Slug: p.Slug, Markdown: md, Status: status, PublishedAt: published,
-		Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), TagIDs: tagIDs, Origin: origin}
+		Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), TagIDs: tagIDs, Origin: origin, Losses: losses}
 	if status == StatusDraft {
 		ip.PublishedAt = nil
 	}
@@ -361,7 +358,7 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 // ghostContent is a post's Markdown: the Markdown card of a Mobiledoc
 // document made only of Markdown cards (posts written in Ghost's Markdown
 // editor), else the HTML converted, else the plain text.
-func ghostContent(p ghostPost) (string, []string) {
+func ghostContent(p ghostPost) (string, []htmltomd.Loss) {
 	if p.Mobiledoc != nil {
 		var doc struct {
 			Cards    [][]json.RawMessage `json:"cards"`
@@ -401,10 +398,10 @@ func ghostContent(p ghostPost) (string, []string) {
 		return htmltomd.Convert(ghostURL(*p.HTML))
 	}
 	if p.Plaintext != nil && strings.TrimSpace(*p.Plaintext) != "" {
-		return htmltomd.EscapeText(*p.Plaintext) + "\n", []string{"no HTML in the export; imported its plain text"}
+		return htmltomd.EscapeText(*p.Plaintext) + "\n", []htmltomd.Loss{{Kind: "no HTML in the export; imported its plain text", Count: 1}}
 	}
 	if p.Lexical != nil && *p.Lexical != "" {
-		return "", []string{"no HTML in the export (only Lexical, which Folio does not read); imported without content"}
+		return "", []htmltomd.Loss{{Kind: "no HTML in the export (only Lexical, which Folio does not read); imported without content", Count: 1}}
 	}
 	return "", nil
 }

@@ -265,7 +265,7 @@ func TestImportStopsWhenItsContextEnds(t *testing.T) {
 	}
 	archive := makeZip(t, files...)
 	armed.Store(true)
-	_, err := b.Import(ctx, bytes.NewReader(archive), int64(len(archive)), "")
+	_, err := b.Import(ctx, bytes.NewReader(archive), int64(len(archive)), blog.ImportOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("import with its context ended: %v", err)
 	}

@@ -256,10 +256,7 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
 		return nil
 	}
-	md, notes := htmltomd.Convert(autop(content))
-	for _, note := range notes {
-		imp.res.warn("%s: %s", origin, note)
-	}
+	md, losses := htmltomd.Convert(autop(content))
 	date := itemTime(n, "post_date")
 	modified := itemTime(n, "post_modified")
 	var published *time.Time
@@ -274,10 +271,10 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 			imp.res.warn("%s: %d comments skipped (pages take no comments)", origin, len(comments))
 		}
 		return imp.page(ctx, importPage{Title: title, Slug: slug, Markdown: md, Status: status, SortOrder: order,
-			PublishedAt: published, Created: date, Updated: modified, Origin: origin})
+			PublishedAt: published, Created: date, Updated: modified, Origin: origin, Losses: losses})
 	}
 	p := importPost{Title: title, Slug: slug, Markdown: md, Status: status, PublishedAt: published, Created: date,
-		Updated: modified, Origin: origin}
+		Updated: modified, Origin: origin, Losses: losses}
 	if ex := htmltomd.Text(n.raw(wxrNamespacePrefix, "encoded")); ex != "" {
 		p.Summary = ex
 	}

@@ -10,7 +10,8 @@
 // which is safe because the blog's renderer escapes raw HTML
 // (blog/markdown.go): it shows as text, never as markup. Scripts and styles
 // are dropped: they are never content. Other inline elements give their
-// text. Convert's notes say, once each, what was kept or dropped.
+// text. Convert's losses say what was kept or dropped, by kind, with how
+// many times.
 //
 // It never fails and never refuses input: the tokenizer is a small,
 // lenient one of our own (the standard library has no HTML parser, and
@@ -30,19 +31,28 @@ import (
 	"strings"
 )
 
-// Convert converts HTML to Markdown. notes says, once each, what was kept
-// as HTML or dropped ("kept a <table> as HTML"), sorted.
-func Convert(src string) (md string, notes []string) {
-	c := &mdConverter{notes: map[string]bool{}}
+// A Loss is one kind of thing Markdown could not say as the HTML did,
+// and how many times the document had it. Kind is a short phrase a person
+// reads in an import's report ("kept a <table> as HTML"); the same kind is
+// always spelled the same, so that reports can add them up.
+type Loss struct {
+	Kind  string
+	Count int
+}
+
+// Convert converts HTML to Markdown. losses says what was kept as HTML or
+// dropped, one entry a kind, sorted by kind.
+func Convert(src string) (md string, losses []Loss) {
+	c := &mdConverter{notes: map[string]int{}}
 	out := strings.Join(c.blocks(parseHTML(src).kids), "\n\n")
-	for n := range c.notes {
-		notes = append(notes, n)
+	for k, n := range c.notes {
+		losses = append(losses, Loss{Kind: k, Count: n})
 	}
-	slices.Sort(notes)
+	slices.SortFunc(losses, func(a, b Loss) int { return strings.Compare(a.Kind, b.Kind) })
 	if out != "" {
 		out += "\n"
 	}
-	return out, notes
+	return out, losses
 }
 
 // Text is the text of HTML with its markup removed, paragraphs and line

@@ -48,7 +48,8 @@ var conversions = []struct {
 func TestHTMLToMarkdownConvertsWhatMarkdownCanSay(t *testing.T) {
 	for _, tt := range conversions {
 		t.Run(tt.name, func(t *testing.T) {
-			got, notes := Convert(tt.html)
+			got, losses := Convert(tt.html)
+			notes := kinds(losses)
 			if got != tt.want {
 				t.Errorf("Convert(%q)\n got %q\nwant %q", tt.html, got, tt.want)
 			}
@@ -99,15 +100,19 @@ func FuzzConvert(f *testing.F) {
 	f.Add(strings.Repeat("<div>", maxHTMLDepth+5) + "<script>x</script><br>")
 	f.Add("<p a='x' b=\"y\" c=z d e = f/ g/><x/y z=>t</p><!- -><!--x--><?x><a href=\"&#xD800;\">&#0;</a>")
 	f.Fuzz(func(t *testing.T, src string) {
-		md, notes := Convert(src)
-		again, notesAgain := Convert(src)
-		if md != again || !slices.Equal(notes, notesAgain) {
+		md, losses := Convert(src)
+		again, lossesAgain := Convert(src)
+		notes, notesAgain := kinds(losses), kinds(lossesAgain)
+		if md != again || !slices.Equal(losses, lossesAgain) {
 			t.Fatalf("two conversions differ: %q %q and %q %q", md, notes, again, notesAgain)
 		}
 		if md != "" && !strings.HasSuffix(md, "\n") {
 			t.Fatalf("Markdown %q does not end in a newline", md)
 		}
 		for i, n := range notes {
+			if losses[i].Count < 1 {
+				t.Fatalf("loss %q counted %d times", n, losses[i].Count)
+			}
 			if i > 0 && notes[i-1] >= n {
 				t.Fatalf("notes not sorted or repeated: %q", notes)
 			}
@@ -145,4 +150,13 @@ func depth(n *htmlNode) int {
 		}
 	}
 	return d + 1
+}
+
+// kinds lists the kinds of losses, in their order.
+func kinds(losses []Loss) []string {
+	var out []string
+	for _, l := range losses {
+		out = append(out, l.Kind)
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 
 // mdConverter turns a tree into Markdown, noting what it could not convert.
 type mdConverter struct {
-	notes map[string]bool
+	notes map[string]int
 	// nested counts the lists and quotes around the node being converted:
 	// each indents every line inside it, so deeper ones are flattened, and
 	// the Markdown stays within a few times the size of the HTML.
@@ -49,7 +49,7 @@ func (c *mdConverter) block(n *htmlNode) []string {
 	switch {
 	case droppedElements[n.name]:
 		if n.name == "script" || n.name == "style" {
-			c.notes["removed a <"+n.name+"> element"] = true
+			c.notes["removed a <"+n.name+"> element"]++
 		}
 		return nil
 	case keptElements[n.name]:
@@ -147,7 +147,7 @@ func elements(n *htmlNode) []*htmlNode {
 // kept serializes an element as one HTML block without blank lines, so
 // that Markdown reads it as one block.
 func (c *mdConverter) kept(n *htmlNode) []string {
-	c.notes["kept a <"+n.name+"> as HTML"] = true
+	c.notes["kept a <"+n.name+"> as HTML"]++
 	var b strings.Builder
 	c.serialize(&b, n)
 	var lines []string
@@ -168,7 +168,7 @@ func (c *mdConverter) serialize(b *strings.Builder, n *htmlNode) {
 		return
 	}
 	if n.name == "script" || n.name == "style" {
-		c.notes["removed a <"+n.name+"> element"] = true
+		c.notes["removed a <"+n.name+"> element"]++
 		return
 	}
 	b.WriteString("<" + n.name)
@@ -394,7 +394,7 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 	switch {
 	case droppedElements[n.name]:
 		if n.name == "script" || n.name == "style" {
-			c.notes["removed a <"+n.name+"> element"] = true
+			c.notes["removed a <"+n.name+"> element"]++
 		}
 		return
 	case keptElements[n.name]:

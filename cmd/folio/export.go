@@ -111,7 +111,7 @@ func runImport(inv *invocation, format string) int {
 		return 1
 	}
 	defer closeBlog()
-	res, err := b.Import(ctx, f, st.Size(), format)
+	res, err := b.Import(ctx, f, st.Size(), blog.ImportOptions{Format: format})
 	var ie *blog.InputError
 	var se *blog.SizeError
 	switch {
