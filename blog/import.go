@@ -34,6 +34,10 @@ type ImportOptions struct {
 	// they are downloaded into the file host and the content's links
 	// rewritten to them (docs/export-import.md#bringing-images-home).
 	Media bool
+	// MediaOrigin is the old site's address (https://old.example), for
+	// exports that do not say it (Ghost's __GHOST_URL__); "" when the
+	// export says it or has none.
+	MediaOrigin string
 }
 
 // MaxImportSize bounds the file an import reads (docs/export-import.md#limits).
