@@ -281,7 +281,8 @@ func (b *Blog) runImport(r *http.Request, u *importUpload) (*ImportResult, error
 }
 
 // handleImport is POST /api/v1/admin/import: the form of readImportForm,
-// imported; the answer is the ImportResult (docs/export-import.md#http).
+// imported; the answer is the ImportResult
+// (docs/export-import.md#the-imports-result).
 func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	u, err := b.readImportForm(w, r)
 	defer u.close(r)
