@@ -7,10 +7,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"folio/httpx"
 	"folio/storage"
@@ -47,9 +49,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// maxImportParts bounds the parts of an import form; only file and format
-// are read.
+// maxImportParts bounds the parts of an import form; only file, format,
+// media and from are read.
 const maxImportParts = 8
+
+// maxImportField bounds the text of one import form field: the longest is
+// the old site's address, a URL.
+const maxImportField = 2048
 
 // ImportTimeout bounds the work of an import over HTTP, from when its file
 // has arrived (docs/export-import.md#limits): past it the import stops and
@@ -65,99 +71,227 @@ func (b *Blog) importTooLarge() error {
 	return httpx.E(http.StatusRequestEntityTooLarge, (&SizeError{Limit: b.importLimit}).Error())
 }
 
-// handleImport reads a multipart form with the export in "file" (spooled
-// to a temporary file as it arrives, never held in memory) and an optional
-// "format", and imports it (docs/export-import.md#http). The spool file is
+// importUpload is an import form as read: the options, the export spooled
+// to a temporary file, and what the form said as it was typed, for a form
+// shown again.
+type importUpload struct {
+	opts ImportOptions
+	file *os.File
+	size int64
+	// name is the file's name as the browser sent it (its last element).
+	name string
+	// from is the from field as typed; field names the field a refusal
+	// is about ("" for the file itself).
+	from, field string
+	spoolDir    string
+}
+
+// close removes the spool file, if any.
+func (u *importUpload) close(r *http.Request) {
+	if u.file == nil {
+		return
+	}
+	u.file.Close()
+	if err := storage.RemoveSpool(u.spoolDir, filepath.Base(u.file.Name())); err != nil {
+		httpx.Logger(r).Warn("blog: import spool file left behind", "name", u.file.Name(), "err", err)
+	}
+	u.file = nil
+}
+
+// readImportForm reads an import's multipart form, the API's and the
+// console's alike (docs/export-import.md#commands-and-routes): the export
+// in "file", spooled to a temporary file as it arrives, never held in
+// memory; "format" (empty: recognised from the file), "media" (bring the
+// images home) and "from" (the old site's address). The spool file is
 // tagged with this process's instance, so that the file host's janitor
-// removes it should the process die before it does.
-func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
+// removes it should the process die before it does. The upload is
+// returned whatever happens, and its close must be called; the error is
+// the answer to give (400 or 413), naming the field at fault.
+func (b *Blog) readImportForm(w http.ResponseWriter, r *http.Request) (*importUpload, error) {
+	u := &importUpload{spoolDir: b.spoolDir}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return httpx.BadRequest("send multipart/form-data with the export in the field file")
+		return u, httpx.BadRequest("send multipart/form-data with the export in the field file")
 	}
 	if err := httpx.LimitBody(w, r, b.importBodyLimit(r)); err != nil {
-		return b.importTooLarge()
+		return u, b.importTooLarge()
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return httpx.BadRequest("send multipart/form-data with the export in the field file")
+		return u, httpx.BadRequest("send multipart/form-data with the export in the field file")
 	}
-	var file *os.File
-	defer func() {
-		if file != nil {
-			file.Close()
-			if err := storage.RemoveSpool(b.spoolDir, filepath.Base(file.Name())); err != nil {
-				httpx.Logger(r).Warn("blog: import spool file left behind", "name", file.Name(), "err", err)
-			}
-		}
-	}()
-	var size int64
-	format := ""
+	var media string
 	for i := 0; ; i++ {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return b.formError(err)
+			return u, b.formError(err)
 		}
 		if i >= maxImportParts {
-			return httpx.BadRequest(fmt.Sprintf("too many form fields (at most %d)", maxImportParts))
+			return u, httpx.BadRequest(fmt.Sprintf("too many form fields (at most %d)", maxImportParts))
 		}
-		switch part.FormName() {
-		case "format":
-			v, err := io.ReadAll(io.LimitReader(part, 65))
+		name := part.FormName()
+		switch name {
+		case "format", "media", "from":
+			v, err := io.ReadAll(io.LimitReader(part, maxImportField+1))
 			if err != nil {
-				return b.formError(err)
+				return u, b.formError(err)
 			}
-			format = strings.TrimSpace(string(v))
+			if len(v) > maxImportField {
+				u.field = name
+				return u, httpx.BadRequest(fmt.Sprintf("%s is too long (at most %d bytes)", name, maxImportField))
+			}
+			switch s := strings.TrimSpace(string(v)); name {
+			case "format":
+				u.opts.Format = s
+			case "media":
+				media = s
+			case "from":
+				u.from = s
+			}
 		case "file":
-			if file != nil {
-				return httpx.BadRequest("send one file")
+			if u.file != nil {
+				return u, httpx.BadRequest("send one file")
 			}
-			if file, err = storage.CreateSpool(b.spoolDir, b.instance); err != nil {
-				return err
+			u.name = uploadName(part.FileName())
+			if u.file, err = storage.CreateSpool(b.spoolDir, b.instance); err != nil {
+				return u, err
 			}
-			size, err = io.Copy(file, io.LimitReader(part, b.importLimit+1))
+			u.size, err = io.Copy(u.file, io.LimitReader(part, b.importLimit+1))
 			if err != nil {
-				return b.formError(err)
+				return u, b.formError(err)
 			}
-			if size > b.importLimit {
-				return b.importTooLarge()
+			if u.size > b.importLimit {
+				return u, b.importTooLarge()
 			}
 		}
 	}
-	if file == nil {
-		return httpx.BadRequest("file is required")
+	if u.file == nil {
+		u.field = "file"
+		return u, httpx.BadRequest("file is required")
 	}
+	if err := u.options(media); err != nil {
+		return u, err
+	}
+	if u.size == 0 {
+		u.field = "file"
+		return u, httpx.BadRequest("the file is empty")
+	}
+	return u, nil
+}
+
+// options checks the form's format, media and from, as read, into u.opts;
+// a refusal names its field in u.field.
+func (u *importUpload) options(media string) error {
+	if !knownImportFormat(u.opts.Format) {
+		u.field = "format"
+		return httpx.BadRequest(fmt.Sprintf("unknown format %q (want folio, ghost, wxr or markdown)", u.opts.Format))
+	}
+	var err error
+	if u.opts.Media, err = formBool("media", media); err != nil {
+		u.field = "media"
+		return err
+	}
+	if u.opts.MediaOrigin, err = importOrigin(u.from); err != nil {
+		u.field = "from"
+		return err
+	}
+	return nil
+}
+
+// knownImportFormat reports whether format names a format an import
+// reads, or is empty (recognise the file).
+func knownImportFormat(format string) bool {
 	switch format {
-	case "", FormatFolio, FormatGhost, FormatWXR:
-	default:
-		return httpx.BadRequest(fmt.Sprintf("unknown format %q (want folio, ghost or wxr)", format))
+	case "", FormatFolio, FormatGhost, FormatWXR, FormatMarkdown:
+		return true
 	}
-	if size == 0 {
-		return httpx.BadRequest("the file is empty")
+	return false
+}
+
+// formBool reads a form's yes-or-no field: a checkbox sends "on" or its
+// value, a script "true" or "1"; left out or empty is no.
+func formBool(field, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "1", "true", "on", "yes":
+		return true, nil
+	case "", "0", "false", "off", "no":
+		return false, nil
 	}
+	return false, httpx.BadRequest(field + " must be 1, true or on (yes), or 0, false, off or empty (no)")
+}
+
+// importOrigin checks the old site's address an import form names: empty,
+// or an http(s) URL with a host and nothing after its path.
+func importOrigin(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || !utf8.ValidString(s) || strings.ContainsAny(s, " \t\r\n") || (u.Scheme != "http" && u.Scheme != "https") ||
+		u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", httpx.BadRequest("from must be the old site's address, an http(s) URL such as https://old.example")
+	}
+	return s, nil
+}
+
+// uploadName is the last element of the name a browser gives a file,
+// short enough to show.
+func uploadName(name string) string {
+	name = strings.ToValidUTF8(name, "")
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	if r := []rune(name); len(r) > 100 {
+		name = string(r[:100]) + "…"
+	}
+	return strings.TrimSpace(name)
+}
+
+// runImport imports an upload under the HTTP time limit and turns what
+// went wrong into the answer the API and the console give: 400 for the
+// file, 413 for an archive that expands too far or an import that takes
+// too long, 409 for a slug or URL another write took meanwhile. Nothing
+// was imported when it fails.
+func (b *Blog) runImport(r *http.Request, u *importUpload) (*ImportResult, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), b.importTimeout)
 	defer cancel()
-	res, err := b.Import(ctx, file, size, ImportOptions{Format: format})
+	res, err := b.Import(ctx, u.file, u.size, u.opts)
+	if err == nil {
+		return res, nil
+	}
 	switch {
 	case r.Context().Err() != nil:
-		return r.Context().Err() // the client left: nobody to answer
+		return nil, r.Context().Err() // the client left: nobody to answer
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		return nil, httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
 			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", durationText(b.importTimeout)))
 	}
 	if ie, ok := errors.AsType[*InputError](err); ok {
-		return httpx.BadRequest(ie.Msg)
+		return nil, httpx.BadRequest(ie.Msg)
 	}
 	if ee, ok := errors.AsType[*ExpandError](err); ok {
-		return httpx.E(http.StatusRequestEntityTooLarge, ee.Msg)
+		return nil, httpx.E(http.StatusRequestEntityTooLarge, ee.Msg)
 	}
+	// A conflict is a write made meanwhile by another request or process
+	// (409): nothing was imported, and trying again works.
+	return nil, httpError(err)
+}
+
+// handleImport is POST /api/v1/admin/import: the form of readImportForm,
+// imported; the answer is the ImportResult
+// (docs/export-import.md#the-imports-result).
+func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
+	u, err := b.readImportForm(w, r)
+	defer u.close(r)
 	if err != nil {
-		// A conflict is a write made meanwhile by another request or
-		// process (409): nothing was imported, and trying again works.
-		return httpError(err)
+		return err
+	}
+	res, err := b.runImport(r, u)
+	if err != nil {
+		return err
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, res)
 	return nil

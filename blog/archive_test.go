@@ -285,7 +285,7 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 		status  int
 		msg     string
 	}{
-		{"unknown format name", []byte("{}"), []string{"format", "blogger"}, 400, `unknown format "blogger" (want folio, ghost or wxr)`},
+		{"unknown format name", []byte("{}"), []string{"format", "blogger"}, 400, `unknown format "blogger" (want folio, ghost, wxr or markdown)`},
 		{"unrecognised file", []byte("hello"), nil, 400, "unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file"},
 		{"empty file", nil, nil, 400, "the file is empty"},
 		{"zip named as ghost", makeZip(t, "manifest.json", manifestV1), []string{"format", "ghost"}, 400, "not a valid Ghost export: not a JSON object"},

@@ -55,7 +55,7 @@ func consoleFlash(t testing.TB, c *httpxtest.Client, res *httpxtest.Response, fl
 }
 
 // TestBlogConsoleManagePagesAreTheAdministrators asks every page of the
-// dashboard, pages, terms, links, comments and settings as a user (403),
+// dashboard, pages, terms, links, comments, settings and import as a user (403),
 // signed out (to the sign-in page) and, for the forms, as the
 // administrator without a form token (403).
 func TestBlogConsoleManagePagesAreTheAdministrators(t *testing.T) {
@@ -63,12 +63,12 @@ func TestBlogConsoleManagePagesAreTheAdministrators(t *testing.T) {
 	const id = "0190aaaa-0000-7000-8000-000000000000"
 	gets := []string{"/console/blog", "/console/blog/pages", "/console/blog/pages/new", "/console/blog/pages/" + id,
 		"/console/blog/categories", "/console/blog/tags", "/console/blog/links", "/console/blog/links/" + id,
-		"/console/blog/comments", "/console/blog/settings"}
+		"/console/blog/comments", "/console/blog/settings", "/console/blog/import"}
 	posts := []string{"/console/blog/pages", "/console/blog/pages/" + id, "/console/blog/pages/" + id + "/delete",
 		"/console/blog/categories", "/console/blog/categories/" + id, "/console/blog/categories/" + id + "/delete",
 		"/console/blog/tags", "/console/blog/tags/" + id, "/console/blog/tags/" + id + "/delete",
 		"/console/blog/links", "/console/blog/links/" + id, "/console/blog/links/" + id + "/delete",
-		"/console/blog/comments/batch", "/console/blog/settings"}
+		"/console/blog/comments/batch", "/console/blog/settings", "/console/blog/import"}
 	user := e.userSession()
 	for _, p := range gets {
 		t.Run("GET "+p, func(t *testing.T) {

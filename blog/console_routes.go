@@ -89,6 +89,12 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	p.Handle("GET /console/blog/comments", p.admin(h.handleConsoleComments))
 	p.Handle("POST /console/blog/comments/batch", write(h.handleConsoleCommentsBatch))
 
+	// Import and export (console_import_http.go): the import's form is the
+	// API's, with its body limit; the export is the API's download.
+	p.Handle("GET /console/blog/import", p.admin(h.handleConsoleImport))
+	p.HandleBody("POST /console/blog/import", httpx.BodyLimit{Max: b.importBodyLimit, Err: b.importTooLarge()},
+		p.admin(h.handleConsoleRunImport))
+
 	// Settings (console_settings_http.go).
 	p.Handle("GET /console/blog/settings", p.admin(h.handleConsoleSettings))
 	p.Handle("POST /console/blog/settings", write(h.handleConsoleSaveSettings))

@@ -54,7 +54,8 @@
 // rendered from the templates package in the frame auth.Console gives:
 // console_routes.go registers them, and console_*_http.go hold one page
 // group each: the dashboard, posts and the editor, pages, categories and
-// tags, friend links, comments, revisions, preview links and settings.
+// tags, friend links, comments, revisions, preview links, settings, and
+// import and export (console_import_http.go).
 // console_forms.go turns a refused write into the form shown again. The
 // pages are methods of consoleHandlers, which wraps *Blog: the domain's
 // methods stay on *Blog, the pages' own helpers with the pages.
@@ -75,7 +76,10 @@
 // import_folio.go, import_ghost.go and import_wxr.go. import_limits.go
 // bounds what an import reads; frontmatter.go writes and reads the
 // archive's front matter. archive_http.go holds the export and import
-// routes; the folio command's export and import call the same two.
+// routes, and reads the import's form for them and for the console's
+// import page; import_report.go orders a result into the report people
+// read (the console's and the folio command's). The folio command's
+// export and import call the same two.
 //
 // # Revisions and previews
 //

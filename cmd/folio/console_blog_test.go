@@ -26,3 +26,21 @@ func TestBlogDashboardShowsTheFileHostsStorage(t *testing.T) {
 		}
 	}
 }
+
+// TestBlogConsoleImportPageDownloadsTheExportWithTheConsoleSession checks
+// the export button of the console's import page in the whole app: a
+// console session (signed in through the console's own form) opens the
+// admin API's export, which the page links to.
+func TestBlogConsoleImportPageDownloadsTheExportWithTheConsoleSession(t *testing.T) {
+	_, c := newTestApp(t)
+	b := consoleAdmin(t, c)
+	page := b.Do("GET", "/console/blog/import", nil).Expect(200)
+	if !strings.Contains(string(page.Body), `href="/api/v1/admin/export" download>`) {
+		t.Fatalf("import page: %s", page.Body)
+	}
+	res := b.Do("GET", "/api/v1/admin/export", nil).Expect(200)
+	if ct := res.Header.Get("Content-Type"); ct != "application/zip" || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment;") {
+		t.Fatalf("export: %s, %s", ct, res.Header.Get("Content-Disposition"))
+	}
+	c.Do("GET", "/api/v1/admin/export", nil).Expect(401)
+}

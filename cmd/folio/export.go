@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"folio/auth"
 	"folio/blog"
@@ -133,17 +135,34 @@ func runImport(inv *invocation, format string) int {
 	return 0
 }
 
-// printImport writes an import's result for people.
+// printImport writes an import's report for people
+// (docs/export-import.md#the-imports-result): a table of what was
+// imported, skipped and changed per kind, redirects and media only when
+// the import met some; the settings; what the conversion lost, by kind;
+// then every warning, each naming its item.
 func printImport(w io.Writer, path string, r *blog.ImportResult) {
 	fmt.Fprintf(w, "imported %s (%s)\n", path, r.Format)
-	for _, row := range []struct {
-		name string
-		c    blog.ImportCount
-	}{{"posts", r.Posts}, {"pages", r.Pages}, {"categories", r.Categories}, {"tags", r.Tags},
-		{"comments", r.Comments}, {"friend links", r.FriendLinks}} {
-		fmt.Fprintf(w, "  %-13s %d created, %d skipped\n", row.name+":", row.c.Created, row.c.Skipped)
+	const row = "  %-14s%9s%9s%9s\n"
+	fmt.Fprintf(w, row, "", "imported", "skipped", "changed")
+	media := false
+	for _, k := range r.Rows() {
+		fmt.Fprintf(w, row, k.Kind, strconv.Itoa(k.Created), strconv.Itoa(k.Skipped), strconv.Itoa(k.Changed))
+		media = media || k.Kind == "media"
 	}
-	fmt.Fprintf(w, "  %-13s %d updated, %d skipped\n", "settings:", r.Settings.Updated, r.Settings.Skipped)
+	fmt.Fprintf(w, "  %-14s%d updated, %d skipped\n", "settings", r.Settings.Updated, r.Settings.Skipped)
+	if media {
+		fmt.Fprintln(w, "  (media: imported = brought home, skipped = already home, changed = left at the old address)")
+	}
+	if losses := r.LossList(); len(losses) > 0 {
+		width := 0
+		for _, l := range losses {
+			width = max(width, utf8.RuneCountInString(l.Kind))
+		}
+		fmt.Fprintln(w, "lost in conversion, by kind:")
+		for _, l := range losses {
+			fmt.Fprintf(w, "  %-*s  %d\n", width, l.Kind, l.Count)
+		}
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(w, "warnings:\n  %s\n", strings.Join(r.Warnings, "\n  "))
 	}

@@ -48,11 +48,11 @@ func TestExportAndImportCommandsMoveABlog(t *testing.T) {
 	dstDB := sqlstoretest.NewConfig(t)
 	dstConf := configFor(t, dstDB)
 	code, out, errOut = folio("import", "-config", dstConf, archive)
-	if code != 0 || !strings.Contains(out, "imported "+archive+" (folio)\n") || !strings.Contains(out, "  posts:        1 created, 0 skipped\n") {
+	if code != 0 || !strings.Contains(out, "imported "+archive+" (folio)\n") || !strings.Contains(out, "  posts                 1        0        0\n") {
 		t.Fatalf("import: exit %d, %q, %q", code, out, errOut)
 	}
 	code, out, _ = folio("import", "-config", dstConf, "-format", "folio", archive)
-	if code != 0 || !strings.Contains(out, "  posts:        0 created, 1 skipped\n") {
+	if code != 0 || !strings.Contains(out, "  posts                 0        1        0\n") {
 		t.Fatalf("second import: exit %d, %q", code, out)
 	}
 	_, dst := newTestAppOn(t, dstDB)

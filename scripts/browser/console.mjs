@@ -24,6 +24,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "nod
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 
 const env = (name) => {
@@ -44,6 +45,8 @@ mkdirSync(SHOTS, { recursive: true });
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 
 const require = createRequire(import.meta.url);
+// The WordPress export step j imports (a file of the Go tests' fixtures).
+const IMPORT_SAMPLE = fileURLToPath(new URL("../../testdata/import/console/wordpress-small.xml", import.meta.url));
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
 // Generous: the CI machine has two cores and runs the Go tests beside us.
@@ -1000,6 +1003,24 @@ async function stepBlog(browser) {
   await look(page, "blog-links");
   await go(page, "/console/blog/settings");
   await look(page, "blog-settings");
+
+  // Import a small WordPress export through the console and read its
+  // report; then download the blog as a Folio archive.
+  await go(page, "/console/blog/import");
+  await need(page, "#import-form", "the import form");
+  await look(page, "blog-import");
+  await page.locator("#import-file").setInputFiles(IMPORT_SAMPLE);
+  await submit(page, "#import-form");
+  await need(page, "#import-counts", "the import report's table");
+  check((await page.locator("#import-warnings li", { hasText: "notes-to-self" }).count()) === 1,
+    "the report's warnings do not name the private post notes-to-self");
+  await look(page, "blog-import-report");
+  await go(page, "/console/blog/import");
+  allow({ failure: /ERR_ABORTED/, url: new RegExp(`^${reEscape(BASE)}/api/v1/admin/export$`) });
+  const [archive] = await Promise.all([page.waitForEvent("download"), page.locator("#export-download").click()]);
+  check(await archive.path(), `the export's download failed: ${await archive.failure()}`);
+  check(/^folio-export-\d{8}\.zip$/.test(archive.suggestedFilename()), `the export is named ${archive.suggestedFilename()}`);
+  await settle(page);
 
   // A reader comments, signed out, through the site's form.
   const r = await newContext(browser, "reader");

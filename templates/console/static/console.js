@@ -1,6 +1,7 @@
 // Behaviour shared by every console page, for what a form cannot do alone:
 // copy buttons (of a field or of a <pre>), confirmation of destructive
-// actions, and select-all boxes.
+// actions, select-all boxes, and file fields that refuse a file too large
+// before it is sent.
 // Pages work without it; it only makes them quicker to use.
 "use strict";
 
@@ -44,4 +45,16 @@ document.addEventListener("change", (event) => {
   for (const box of document.querySelectorAll(`input[type=checkbox][name="${all.dataset.selectAll}"]`)) {
     box.checked = all.checked;
   }
+});
+
+// A file field with data-max-size (bytes) refuses a larger file before the
+// form is sent, the way the browser refuses an empty required field, with
+// data-max-size-text naming the limit. The server checks it in any case.
+document.addEventListener("change", (event) => {
+  const input = event.target.closest("input[type=file][data-max-size]");
+  if (!input) return;
+  const max = Number(input.dataset.maxSize);
+  const big = Array.from(input.files || []).find((f) => f.size > max);
+  input.setCustomValidity(big ? `${big.name} is larger than the limit of ${input.dataset.maxSizeText}.` : "");
+  if (big) input.reportValidity();
 });
