@@ -75,7 +75,9 @@
 // import_folio.go, import_ghost.go and import_wxr.go. import_limits.go
 // bounds what an import reads; frontmatter.go writes and reads the
 // archive's front matter. archive_http.go holds the export and import
-// routes; the folio command's export and import call the same two.
+// routes; the folio command's export and import call the same two. The
+// Ghost reader reads the file's items in import_ghost_items.go and their
+// content in import_ghost_content.go, through blog/ghostdoc.
 //
 // # Revisions and previews
 //
@@ -104,6 +106,7 @@
 //
 // General engines that know nothing of the blog live in leaf packages
 // under it: blog/ai (the AI provider client and its job queue),
-// blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
+// blog/ghostdoc (Ghost's Mobiledoc and Lexical documents, for the Ghost
+// import), blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
 // and blog/linediff (the line diff of the console's revision pages).
 package blog
