@@ -1,6 +1,7 @@
 package blog
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -243,15 +244,51 @@ func (g *ghostExport) brokenJSON() error {
 	case errors.Is(err, io.EOF):
 		return inputErrorf("not a valid Ghost export: the file holds no JSON")
 	}
+	if ch == '"' {
+		// The decoder stops at the start of a text whose inside is at
+		// fault: the fault itself is the place to show.
+		if at, bad, ok := g.brokenText(off); ok {
+			line, col, ch = g.position(at)
+			if bad {
+				return inputErrorf("not a valid Ghost export: the JSON is broken at line %d, column %d: a backslash starts no escape JSON knows", line, col)
+			}
+		}
+	}
 	what := "the end of the file"
 	switch {
 	case ch == '\n' || ch == '\r':
-		what = "a line break"
+		what = "a line break inside a text"
+	case ch >= 0 && ch < ' ':
+		what = "a control character inside a text"
 	case ch == utf8.RuneError:
+		what = "a byte that is not UTF-8"
 	case ch >= 0:
 		what = strconv.QuoteRune(ch)
 	}
 	return inputErrorf("not a valid Ghost export: the JSON is broken at line %d, column %d: %s is not expected there", line, col, what)
+}
+
+// brokenText reads the JSON text (string) starting at off for what makes
+// it invalid: a control character (at its offset), or a backslash
+// starting no escape (bad). ok is false when the text is sound (the fault
+// is then the text being where it is).
+func (g *ghostExport) brokenText(off int64) (at int64, bad, ok bool) {
+	r := bufio.NewReader(io.NewSectionReader(g.r, g.start+off+1, g.size-g.start-off-1))
+	for i := off + 1; ; i++ {
+		c, err := r.ReadByte()
+		switch {
+		case err != nil, c == '"':
+			return 0, false, false
+		case c < ' ':
+			return i, false, true
+		case c == '\\':
+			e, err := r.ReadByte()
+			if err != nil || !strings.ContainsRune(`"\\/bfnrtu`, rune(e)) {
+				return i, true, true
+			}
+			i++
+		}
+	}
 }
 
 // position is the line and column (in characters, from 1) of a byte

@@ -8,8 +8,8 @@
 // A document becomes a list of blocks in order. A Markdown card is a block
 // of Markdown, as its author wrote it; everything else (text, headings,
 // lists, quotes, images and the other cards) is a block of plain HTML of
-// the kind an HTML-to-Markdown converter reads well (a figure of one image
-// and its caption, a link, a code block), which the caller converts. What
+// the kind an HTML-to-Markdown converter reads well (an image in a
+// paragraph of its own, a link, a code block), which the caller converts. What
 // has no place in a post on the web is left out and counted by kind in
 // Losses: cards shown only in emails, sign-up forms, players of outside
 // services. Cards shown on the web to members only are kept and counted in
@@ -345,8 +345,10 @@ func first(ss ...string) string {
 	return ""
 }
 
-// figure is an image with its caption (HTML), linked when href is set;
-// "" without a source.
+// figure is an image as a paragraph of its own, linked when href is set,
+// then its caption (HTML) as caption writes it; "" without a source. (Not
+// a figure element: a paragraph and an image are what every reader of
+// HTML turns into Markdown alike.)
 func figure(src, alt, title, href, captionHTML string) string {
 	if src == "" {
 		return ""
@@ -359,10 +361,7 @@ func figure(src, alt, title, href, captionHTML string) string {
 	if href != "" {
 		img = `<a href="` + html.EscapeString(href) + `">` + img + "</a>"
 	}
-	if captionHTML != "" {
-		return "<figure>" + img + "<figcaption>" + captionHTML + "</figcaption></figure>"
-	}
-	return "<figure>" + img + "</figure>"
+	return "<p>" + img + "</p>" + caption(captionHTML)
 }
 
 // caption is a card's caption (HTML) as a paragraph in italics; "" for none.

@@ -28,7 +28,7 @@ var mobiledocs = []struct {
 		[]Block{h(`<p>Plain &lt;text&gt; &amp; <strong>bold</strong> <a href="https://example.org/?a=1&amp;b=2" title="T"><em>linked em</em></a><br>under<code>x&lt;y</code></p>`),
 			h("<h2>Title</h2>"), h("<blockquote><p>Quoted</p></blockquote>"), h("<blockquote><p>Aside</p></blockquote>"), h("<h3>Upper</h3>")}, -1, 0, nil},
 	{"lists and an image section", `{"version":"0.3.1","markups":[["b"]],"atoms":[],"cards":[],"sections":[[3,"ul",[[[0,[],0,"one"]],[[0,[0],1,"two"]],[]]],[3,"ol",[[[0,[],0,"first"]]]],[2,"/content/images/a.png"]]}`,
-		[]Block{h("<ul><li>one</li><li><strong>two</strong></li></ul>"), h("<ol><li>first</li></ol>"), h(`<figure><img src="/content/images/a.png" alt=""></figure>`)}, -1, 0, nil},
+		[]Block{h("<ul><li>one</li><li><strong>two</strong></li></ul>"), h("<ol><li>first</li></ol>"), h(`<p><img src="/content/images/a.png" alt=""></p>`)}, -1, 0, nil},
 	{"mobiledoc 0.2", `{"version":"0.2.0","sections":[[["strong"]],[[1,"p",[[[0],1,"bold"],[[],0," plain"]]],[10,"markdown",{"markdown":"md"}]]]}`,
 		[]Block{h("<p><strong>bold</strong> plain</p>"), md("md")}, -1, 0, nil},
 	{"cards", `{"version":"0.3.1","atoms":[],"markups":[],"sections":[[10,0],[10,1],[10,2],[10,3],[10,4],[10,5],[10,6],[10,7],[10,8],[10,9],[10,10],[10,11],[10,12],[10,13],[10,14],[10,15]],"cards":[
@@ -49,8 +49,8 @@ var mobiledocs = []struct {
 		["paywall",{}],
 		["email",{"html":"<p>Only in the email</p>"}]]}`,
 		[]Block{
-			h(`<figure><a href="https://example.org/"><img src="__GHOST_URL__/content/images/desk.jpg" alt="A &#34;desk&#34;"></a><figcaption>My <b>desk</b></figcaption></figure>`),
-			h(`<figure><img src="/a.jpg" alt="A"></figure><figure><img src="/b.jpg" alt=""><figcaption>Bee</figcaption></figure><p><em>Two</em></p>`),
+			h(`<p><a href="https://example.org/"><img src="__GHOST_URL__/content/images/desk.jpg" alt="A &#34;desk&#34;"></a></p><p><em>My <b>desk</b></em></p>`),
+			h(`<p><img src="/a.jpg" alt="A"></p><p><img src="/b.jpg" alt=""></p><p><em>Bee</em></p><p><em>Two</em></p>`),
 			h("<pre><code class=\"language-go\">if a &lt; b {\n}\n</code></pre><p><em>Go</em></p>"),
 			h(`<p><a href="https://www.youtube.com/watch?v=x">A video</a></p><p><em>Watch</em></p>`),
 			h(`<p><a href="https://example.org/post">A post</a></p>`),
@@ -128,7 +128,7 @@ var lexicals = []struct {
 		{"type":"call-to-action","version":1,"textValue":"<p>Join us</p>","showButton":true,"buttonText":"Join","buttonUrl":"/join/","imageUrl":""},
 		{"type":"email-cta","version":1,"html":"<p>Email readers</p>"},
 		{"type":"signup","version":1,"header":"Sign up"}]}}`,
-		[]Block{h(`<figure><img src="__GHOST_URL__/content/images/x.jpg" alt="X"><figcaption><span style="white-space: pre-wrap;">Cap</span></figcaption></figure>`),
+		[]Block{h(`<p><img src="__GHOST_URL__/content/images/x.jpg" alt="X"></p><p><em><span style="white-space: pre-wrap;">Cap</span></em></p>`),
 			h(`<pre><code class="language-bash">echo hi</code></pre>`), h("<pre><code class=\"language-js\">let a\n\t= 1</code></pre>"), h("<hr>"),
 			h(`<p><a href="https://x.example/status/1">A tweet</a></p>`), h(`<p><a href="https://example.org">Example</a></p><p><em>See</em></p>`),
 			md("**as written**"), h("<div>raw</div>"),
