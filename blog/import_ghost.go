@@ -109,6 +109,17 @@ func (g *ghostExport) walk(tables map[string]func(dec *json.Decoder, n int) erro
 		}
 		return inputErrorf("not a valid Ghost export: %v", err)
 	}
+	// expect reads the start of a value that must be an object or a list.
+	expect := func(d json.Delim, what string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		if tok != d {
+			return bad(errors.New(what))
+		}
+		return nil
+	}
 	data := func() error {
 		found()
 		return eachKey(dec, func(table string) error {
@@ -116,8 +127,8 @@ func (g *ghostExport) walk(tables map[string]func(dec *json.Decoder, n int) erro
 			if fn == nil {
 				return skipValue(dec)
 			}
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return bad(fmt.Errorf("data.%s is not a list", table))
+			if err := expect('[', fmt.Sprintf("data.%s is not a list", table)); err != nil {
+				return err
 			}
 			for n := 1; dec.More(); n++ {
 				if err := fn(dec, n); err != nil {
@@ -135,19 +146,19 @@ func (g *ghostExport) walk(tables map[string]func(dec *json.Decoder, n int) erro
 	err = eachKey(dec, func(key string) error {
 		switch key {
 		case "db":
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return bad(errors.New("db is not a list"))
+			if err := expect('[', "db is not a list"); err != nil {
+				return err
 			}
 			for dec.More() {
-				if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-					return bad(errors.New("db[] is not an object"))
+				if err := expect('{', "db[] is not an object"); err != nil {
+					return err
 				}
 				err := eachKey(dec, func(key string) error {
 					if key != "data" {
 						return skipValue(dec)
 					}
-					if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-						return bad(errors.New("data is not an object"))
+					if err := expect('{', "data is not an object"); err != nil {
+						return err
 					}
 					return data()
 				})
@@ -158,8 +169,8 @@ func (g *ghostExport) walk(tables map[string]func(dec *json.Decoder, n int) erro
 			_, err := dec.Token()
 			return err
 		case "data":
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-				return bad(errors.New("data is not an object"))
+			if err := expect('{', "data is not an object"); err != nil {
+				return err
 			}
 			return data()
 		}

@@ -305,6 +305,8 @@ func TestGhostExportErrorsNameTheItemAndField(t *testing.T) {
 		{"sort order a text", `{"data": {"posts_tags": [{"post_id": 1, "tag_id": 1, "sort_order": "first"}]}}`,
 			`not a valid Ghost export: posts_tags item 1: field "sort_order" is a text, expected a whole number`},
 		{"table not a list", `{"data": {"posts": {"id": 1}}}`, `not a valid Ghost export: data.posts is not a list`},
+		{"db not a list", `{"db": {"data": {}}}`, `not a valid Ghost export: db is not a list`},
+		{"db broken where a list starts", `{"db": nope}`, `not a valid Ghost export: the JSON is broken at line 1, column 8: 'n' is not expected there`},
 		{"broken JSON", "{\n  \"db\": [{\n    \"data\": {\"posts\": [\n      {\"title\": \"x\",}\n    ]}\n  }]\n}",
 			`not a valid Ghost export: the JSON is broken at line 4, column 21: '}' is not expected there`},
 		{"broken JSON after a multi-byte character", "{\"data\": {\"posts\": [{\"title\": \"Grüße\" \"slug\": \"x\"}]}}",
