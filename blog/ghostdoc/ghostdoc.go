@@ -1,17 +1,17 @@
 // Package ghostdoc reads the documents of Ghost's editors into blocks that
-// the blog's Ghost import turns into Markdown: Mobiledoc, the format of
-// Ghost 1 to 4 (Mobiledoc), and Lexical, the format of Ghost 5 and 6
-// (Lexical), each with the cards of Ghost's editor (an image, a gallery, a
-// bookmark, a Markdown card, …) (docs/export-import.md#ghost). It knows
-// nothing of the blog.
+// the blog's Ghost import turns into Markdown (docs/export-import.md#ghost):
+// Mobiledoc, the format of Ghost 1 to 4, and Lexical, the format of
+// Ghost 5 and 6, each with the cards of Ghost's editor
+// (an image, a gallery, a bookmark, a Markdown card, …). It knows nothing
+// of the blog.
 //
 // A document becomes a list of blocks in order. A Markdown card is a block
 // of Markdown, as its author wrote it; everything else (text, headings,
 // lists, quotes, images and the other cards) is a block of plain HTML of
 // the kind an HTML-to-Markdown converter reads well (an image in a
-// paragraph of its own, a link, a code block), which the caller converts. What
-// has no place in a post on the web is left out and counted by kind in
-// Losses: cards shown only in emails, sign-up forms, players of outside
+// paragraph of its own, a link, a code block), which the caller converts.
+// What has no place in a post on the web is left out and counted by kind
+// in Losses: cards shown only in emails, sign-up forms, players of outside
 // services. Cards shown on the web to members only are kept and counted in
 // MembersOnly, so that the caller can keep such a post from the public.
 //
