@@ -293,7 +293,7 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 		{"zip without manifest", makeZip(t, "posts/a.md", "x"), nil, 400, "not a Folio archive: it has no manifest.json"},
 		{"newer archive", makeZip(t, "manifest.json", `{"format": "folio-blog", "version": 2}`), nil, 400, "Folio archive version 2 is not supported (this Folio reads version 1)"},
 		{"json without data", []byte(`{"posts": []}`), nil, 400, "not a Ghost export: the JSON has no db[].data or data object"},
-		{"malformed json", []byte(`{"db": [{"data": {"posts": [{]}}]}`), nil, 400, "not a valid Ghost export: invalid character ']'"},
+		{"malformed json", []byte(`{"db": [{"data": {"posts": [{]}}]}`), nil, 400, "not a valid Ghost export: the JSON is broken at line 1, column 30: ']' is not expected there"},
 		{"rss of another blog", []byte(`<?xml version="1.0"?><rss version="2.0"><channel></channel></rss>`), nil, 400, "not a WordPress export: the RSS document has no WordPress (wp:) namespace"},
 		{"broken xml", []byte(`<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>`), nil, 400, "not a valid WordPress export: XML syntax error on line 1: unexpected EOF"},
 		{"bad settings", makeZip(t, "manifest.json", manifestV1, "settings.json", `{"render": {"render_mode": "fancy"}}`), nil, 400, "settings.json: render.render_mode: must be classic or headless"},

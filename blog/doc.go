@@ -79,7 +79,9 @@
 // routes, and reads the import's form for them and for the console's
 // import page; import_report.go orders a result into the report people
 // read (the console's and the folio command's). The folio command's
-// export and import call the same two.
+// export and import call the same two. The Ghost reader reads the file's
+// items in import_ghost_items.go and their content in
+// import_ghost_content.go, through blog/ghostdoc.
 //
 // # Revisions and previews
 //
@@ -108,6 +110,7 @@
 //
 // General engines that know nothing of the blog live in leaf packages
 // under it: blog/ai (the AI provider client and its job queue),
-// blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
+// blog/ghostdoc (Ghost's Mobiledoc and Lexical documents, for the Ghost
+// import), blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
 // and blog/linediff (the line diff of the console's revision pages).
 package blog

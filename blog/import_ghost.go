@@ -6,62 +6,82 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"folio/blog/htmltomd"
 )
 
 // ghostExport is an opened Ghost JSON export: {"db": [{"meta": …, "data":
 // {"posts": […], "tags": […], "posts_tags": […], …}}]} (or, from old
-// versions, {"meta": …, "data": …}). It is read twice, each time as a
-// stream: first the tags and their links to posts, then the posts one at a
-// time, so that memory holds one post, never the whole file.
+// versions, {"meta": …, "data": …}), from any version of Ghost, 0.x to 6.x
+// (docs/export-import.md#ghost). It is read three times, each time as a
+// stream: once whole, to know it is JSON of that shape before anything is
+// written, then for the tags and their links to posts, then for the posts
+// one at a time, so that memory holds one post, never the whole file.
 type ghostExport struct {
-	r    io.ReaderAt
-	size int64
+	r           io.ReaderAt
+	start, size int64 // the JSON: the file after a byte order mark
 }
+
+// reader reads the export's JSON from its start.
+func (g *ghostExport) reader() io.Reader { return io.NewSectionReader(g.r, g.start, g.size-g.start) }
 
 // ghostPost holds the fields of a Ghost post the import reads.
 type ghostPost struct {
-	ID            string  `json:"id"`
-	Title         string  `json:"title"`
-	Slug          string  `json:"slug"`
-	HTML          *string `json:"html"`
-	Mobiledoc     *string `json:"mobiledoc"`
-	Lexical       *string `json:"lexical"`
-	Plaintext     *string `json:"plaintext"`
-	FeatureImage  *string `json:"feature_image"`
-	Type          string  `json:"type"`
-	Page          any     `json:"page"` // true/false, or 1/0 in old exports
-	Status        string  `json:"status"`
-	Visibility    string  `json:"visibility"`
-	CustomExcerpt *string `json:"custom_excerpt"`
-	PublishedAt   *string `json:"published_at"`
-	CreatedAt     *string `json:"created_at"`
-	UpdatedAt     *string `json:"updated_at"`
+	ID, Title, Slug, Type, Status, Visibility string
+	Page                                      bool // before Ghost 1.0: a page
+	// The content, in the forms the versions store it: Markdown (0.x),
+	// Mobiledoc (1.x-4.x), Lexical (5.x-6.x), and the HTML and plain text
+	// each version renders of it.
+	Markdown, Mobiledoc, Lexical, HTML, Plaintext *string
+	FeatureImage                                  *string // feature_image; image before 1.0
+	CustomExcerpt, MetaDescription                *string
+	PublishedAt, CreatedAt, UpdatedAt             *time.Time
+}
+
+func readGhostPost(it *ghostItem) (ghostPost, error) {
+	p := ghostPost{ID: it.id("id"), Title: it.str("title"), Slug: it.str("slug"), Type: it.str("type"), Page: it.flag("page"),
+		Status: it.str("status"), Visibility: it.str("visibility"),
+		Markdown: it.text("markdown"), Mobiledoc: it.doc("mobiledoc"), Lexical: it.doc("lexical"), HTML: it.text("html"),
+		Plaintext: it.text("plaintext"), FeatureImage: it.text("feature_image"),
+		CustomExcerpt: it.text("custom_excerpt"), MetaDescription: it.text("meta_description"),
+		PublishedAt: it.date("published_at"), CreatedAt: it.date("created_at"), UpdatedAt: it.date("updated_at")}
+	if p.FeatureImage == nil {
+		p.FeatureImage = it.text("image")
+	}
+	return p, it.err
 }
 
 type ghostTag struct {
-	ID         string  `json:"id"`
-	Name       string  `json:"name"`
-	Slug       string  `json:"slug"`
-	Visibility string  `json:"visibility"`
-	CreatedAt  *string `json:"created_at"`
-	UpdatedAt  *string `json:"updated_at"`
+	ID, Name, Slug, Visibility string
+	CreatedAt, UpdatedAt       *time.Time
+}
+
+func readGhostTag(it *ghostItem) (ghostTag, error) {
+	t := ghostTag{ID: it.id("id"), Name: it.str("name"), Slug: it.str("slug"), Visibility: it.str("visibility"),
+		CreatedAt: it.date("created_at"), UpdatedAt: it.date("updated_at")}
+	return t, it.err
 }
 
 type ghostPostTag struct {
-	PostID    string `json:"post_id"`
-	TagID     string `json:"tag_id"`
-	SortOrder int    `json:"sort_order"`
+	PostID, TagID string
+	SortOrder     int
+}
+
+func readGhostPostTag(it *ghostItem) (ghostPostTag, error) {
+	pt := ghostPostTag{PostID: it.id("post_id"), TagID: it.id("tag_id"), SortOrder: it.integer("sort_order")}
+	return pt, it.err
 }
 
 func openGhost(r io.ReaderAt, size int64) (*ghostExport, error) {
 	g := &ghostExport{r: r, size: size}
+	bom := make([]byte, 3)
+	if n, _ := r.ReadAt(bom, 0); n == 3 && string(bom) == "\ufeff" {
+		g.start = 3
+	}
 	found := false
-	err := g.walk(map[string]func(*json.Decoder) error{}, func() { found = true })
+	err := g.walk(map[string]func(*json.Decoder, int) error{}, func() { found = true })
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +92,11 @@ func openGhost(r io.ReaderAt, size int64) (*ghostExport, error) {
 }
 
 // walk streams the export, calling the table's function for every item of
-// a table of data (the decoder is at the item) and skipping the rest
-// token by token; found is called for each data object.
-func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found func()) error {
-	dec := json.NewDecoder(io.NewSectionReader(g.r, 0, g.size))
+// a table of data (the decoder is at the item, n counts the items from 1)
+// and skipping the rest token by token; found is called for each data
+// object.
+func (g *ghostExport) walk(tables map[string]func(dec *json.Decoder, n int) error, found func()) error {
+	dec := json.NewDecoder(g.reader())
 	bad := func(err error) error {
 		if err == nil {
 			err = errors.New("unexpected structure")
@@ -83,7 +104,21 @@ func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found fu
 		if _, ok := errors.AsType[*InputError](err); ok {
 			return err
 		}
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return g.brokenJSON()
+		}
 		return inputErrorf("not a valid Ghost export: %v", err)
+	}
+	// expect reads the start of a value that must be an object or a list.
+	expect := func(d json.Delim, what string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		if tok != d {
+			return bad(errors.New(what))
+		}
+		return nil
 	}
 	data := func() error {
 		found()
@@ -92,11 +127,11 @@ func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found fu
 			if fn == nil {
 				return skipValue(dec)
 			}
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return bad(fmt.Errorf("data.%s is not an array", table))
+			if err := expect('[', fmt.Sprintf("data.%s is not a list", table)); err != nil {
+				return err
 			}
-			for dec.More() {
-				if err := fn(dec); err != nil {
+			for n := 1; dec.More(); n++ {
+				if err := fn(dec, n); err != nil {
 					return passErr{err}
 				}
 			}
@@ -111,19 +146,19 @@ func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found fu
 	err = eachKey(dec, func(key string) error {
 		switch key {
 		case "db":
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				return bad(errors.New("db is not an array"))
+			if err := expect('[', "db is not a list"); err != nil {
+				return err
 			}
 			for dec.More() {
-				if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-					return bad(errors.New("db[] is not an object"))
+				if err := expect('{', "db[] is not an object"); err != nil {
+					return err
 				}
 				err := eachKey(dec, func(key string) error {
 					if key != "data" {
 						return skipValue(dec)
 					}
-					if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-						return bad(errors.New("data is not an object"))
+					if err := expect('{', "data is not an object"); err != nil {
+						return err
 					}
 					return data()
 				})
@@ -134,8 +169,8 @@ func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found fu
 			_, err := dec.Token()
 			return err
 		case "data":
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-				return bad(errors.New("data is not an object"))
+			if err := expect('{', "data is not an object"); err != nil {
+				return err
 			}
 			return data()
 		}
@@ -154,15 +189,6 @@ func (g *ghostExport) walk(tables map[string]func(*json.Decoder) error, found fu
 type passErr struct{ err error }
 
 func (e passErr) Error() string { return e.err.Error() }
-
-// decodeItem decodes one item of a table; a malformed one makes the file
-// invalid.
-func decodeItem(dec *json.Decoder, table string, v any) error {
-	if err := dec.Decode(v); err != nil {
-		return inputErrorf("not a valid Ghost export: an item of %s: %v", table, err)
-	}
-	return nil
-}
 
 // eachKey calls fn for each key of the object whose '{' was just read,
 // with the decoder at the key's value, then reads the '}'.
@@ -206,43 +232,58 @@ func skipValue(dec *json.Decoder) error {
 
 func (g *ghostExport) settings(context.Context, *Blog) (*Settings, error) { return nil, nil }
 
-// ghostTime reads Ghost's times: RFC 3339, or "2006-01-02 15:04:05" in UTC
-// from old exports; nil for null or a time that does not parse.
-func ghostTime(s *string) *time.Time {
-	if s == nil || *s == "" {
-		return nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, *s); err == nil {
-			t = t.UTC()
-			return &t
-		}
-	}
-	return nil
-}
-
 // ghostURL turns Ghost's placeholder for its own address into a site path.
+// Every text of the export that may hold it goes through here: the
+// content in each of its forms, and the feature image.
 func ghostURL(s string) string { return strings.ReplaceAll(s, "__GHOST_URL__", "") }
 
 func (g *ghostExport) run(ctx context.Context, imp *importer) error {
-	// First pass: the tags, and which belong to which post.
+	// First pass: the tags, which belong to which post, and the posts'
+	// descriptions (kept apart from the posts since Ghost 2.x).
 	tagsByID := map[string]ghostTag{}
+	var tagOrder []string
 	links := map[string][]ghostPostTag{}
-	err := g.walk(map[string]func(*json.Decoder) error{
-		"tags": func(dec *json.Decoder) error {
-			var t ghostTag
-			if err := decodeItem(dec, "tags", &t); err != nil {
+	descriptions := map[string]string{}
+	err := g.walk(map[string]func(*json.Decoder, int) error{
+		"tags": func(dec *json.Decoder, n int) error {
+			it, err := readGhostItem(dec, "tags", n)
+			if err != nil {
 				return err
+			}
+			t, err := readGhostTag(it)
+			if err != nil {
+				return err
+			}
+			if _, seen := tagsByID[t.ID]; !seen {
+				tagOrder = append(tagOrder, t.ID)
 			}
 			tagsByID[t.ID] = t
 			return nil
 		},
-		"posts_tags": func(dec *json.Decoder) error {
-			var pt ghostPostTag
-			if err := decodeItem(dec, "posts_tags", &pt); err != nil {
+		"posts_tags": func(dec *json.Decoder, n int) error {
+			it, err := readGhostItem(dec, "posts_tags", n)
+			if err != nil {
+				return err
+			}
+			pt, err := readGhostPostTag(it)
+			if err != nil {
 				return err
 			}
 			links[pt.PostID] = append(links[pt.PostID], pt)
+			return nil
+		},
+		"posts_meta": func(dec *json.Decoder, n int) error {
+			it, err := readGhostItem(dec, "posts_meta", n)
+			if err != nil {
+				return err
+			}
+			postID, desc := it.id("post_id"), it.text("meta_description")
+			if it.err != nil {
+				return it.err
+			}
+			if desc != nil && strings.TrimSpace(*desc) != "" {
+				descriptions[postID] = *desc
+			}
 			return nil
 		},
 	}, func() {})
@@ -251,12 +292,7 @@ func (g *ghostExport) run(ctx context.Context, imp *importer) error {
 	}
 	internal := 0
 	termIDs := map[string]string{} // Ghost tag id → Folio tag id
-	ids := make([]string, 0, len(tagsByID))
-	for id := range tagsByID {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range tagOrder {
 		t := tagsByID[id]
 		// Internal tags ("#name", visibility internal) are Ghost's own
 		// markers, never shown to readers.
@@ -264,7 +300,7 @@ func (g *ghostExport) run(ctx context.Context, imp *importer) error {
 			internal++
 			continue
 		}
-		folioID, err := imp.term(ctx, tags, importTerm{Name: t.Name, Slug: t.Slug, Created: ghostTime(t.CreatedAt), Updated: ghostTime(t.UpdatedAt)})
+		folioID, err := imp.term(ctx, tags, importTerm{Name: t.Name, Slug: t.Slug, Created: t.CreatedAt, Updated: t.UpdatedAt})
 		if err != nil {
 			return err
 		}
@@ -274,30 +310,53 @@ func (g *ghostExport) run(ctx context.Context, imp *importer) error {
 		imp.res.warn("%d internal Ghost tags (#name) skipped", internal)
 	}
 	// Second pass: the posts and pages, one at a time.
-	return g.walk(map[string]func(*json.Decoder) error{
-		"posts": func(dec *json.Decoder) error {
-			var p ghostPost
-			if err := decodeItem(dec, "posts", &p); err != nil {
+	return g.walk(map[string]func(*json.Decoder, int) error{
+		"posts": func(dec *json.Decoder, n int) error {
+			it, err := readGhostItem(dec, "posts", n)
+			if err != nil {
 				return err
+			}
+			p, err := readGhostPost(it)
+			if err != nil {
+				return err
+			}
+			if p.MetaDescription == nil {
+				if d, ok := descriptions[p.ID]; ok {
+					p.MetaDescription = &d
+				}
 			}
 			return g.post(ctx, imp, p, links[p.ID], termIDs)
 		},
 	}, func() {})
 }
 
+// ghostVisibility says who may read a post Ghost shows to some readers
+// only, for the note that makes it a draft.
+func ghostVisibility(v string) string {
+	switch v {
+	case "members":
+		return "visible to members only in Ghost"
+	case "paid":
+		return "visible to paying members only in Ghost"
+	case "tiers":
+		return "visible to members of some tiers only in Ghost"
+	}
+	return fmt.Sprintf("visible to some readers only in Ghost (visibility %q)", shorten(v, 60))
+}
+
 func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, links []ghostPostTag, termIDs map[string]string) error {
-	isPage := p.Type == "page" || p.Page == true || p.Page == float64(1)
+	isPage := p.Type == "page" || p.Page
 	kind := "post"
 	if isPage {
 		kind = "page"
 	}
 	origin := fmt.Sprintf("Ghost %s %q", kind, p.Slug)
 	if p.Type != "" && p.Type != "post" && p.Type != "page" {
-		imp.res.warn("%s skipped: type %q is not a post or a page", origin, p.Type)
+		imp.res.warn("%s skipped: type %q is not a post or a page", origin, shorten(p.Type, 60))
 		return nil
 	}
+	var notes []string
 	status := ""
-	published := ghostTime(p.PublishedAt)
 	switch p.Status {
 	case "published":
 		status = StatusPublished
@@ -307,101 +366,64 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 		status = StatusPublished
 		if isPage {
 			status = StatusDraft
-			imp.res.warn("%s: scheduled in Ghost; imported as a draft (pages cannot be scheduled)", origin)
+			notes = append(notes, "scheduled in Ghost; imported as a draft (pages cannot be scheduled)")
 		}
 	case "draft":
 		status = StatusDraft
 	case "sent":
 		status = StatusDraft
-		imp.res.warn("%s: an email-only newsletter in Ghost; imported as a draft", origin)
+		notes = append(notes, "an email-only newsletter in Ghost; imported as a draft")
 	default:
-		imp.res.warn("%s skipped: unknown status %q", origin, p.Status)
+		imp.res.warn("%s skipped: unknown status %q", origin, shorten(p.Status, 60))
 		return nil
 	}
+	// Folio has no members: what Ghost showed to some readers only is
+	// kept from everyone until its author decides.
 	if status == StatusPublished && p.Visibility != "" && p.Visibility != "public" {
 		status = StatusDraft
-		imp.res.warn("%s: visible to %s only in Ghost; imported as a draft", origin, p.Visibility)
+		notes = append(notes, ghostVisibility(p.Visibility)+"; imported as a draft")
 	}
-	if p.HTML != nil && len(*p.HTML) > maxConvertedHTML {
-		imp.res.warn("%s skipped: its HTML is larger than %d MiB", origin, maxConvertedHTML>>20)
-		return nil
-	}
-	md, losses := ghostContent(p)
-	if isPage {
-		if status != StatusPublished {
-			published = nil
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"HTML", p.HTML}, {"Mobiledoc", p.Mobiledoc}, {"Lexical document", p.Lexical}} {
+		if f.v != nil && len(*f.v) > maxConvertedHTML {
+			imp.res.warn("%s skipped: its %s is larger than %d MiB", origin, f.name, maxConvertedHTML>>20)
+			return nil
 		}
-		return imp.page(ctx, importPage{Title: p.Title, Slug: p.Slug, Markdown: md, Status: status, PublishedAt: published,
-			Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), Origin: origin, Losses: losses})
+	}
+	body := ghostContent(p)
+	if body.MembersOnly > 0 && status == StatusPublished {
+		status = StatusDraft
+		notes = append(notes, "parts of it are visible to members only in Ghost; imported as a draft")
+	}
+	published := p.PublishedAt
+	if status != StatusPublished {
+		published = nil
+	}
+	if isPage {
+		return imp.page(ctx, importPage{Title: p.Title, Slug: p.Slug, Markdown: body.Markdown, Status: status, PublishedAt: published,
+			Created: p.CreatedAt, Updated: p.UpdatedAt, Origin: origin, Notes: notes, Losses: body.Losses})
 	}
 	sort.SliceStable(links, func(i, j int) bool { return links[i].SortOrder < links[j].SortOrder })
 	var tagIDs []string
 	for _, l := range links {
-		if id := termIDs[l.TagID]; id != "" {
+		if id := termIDs[l.TagID]; id != "" && !slices.Contains(tagIDs, id) {
 			tagIDs = append(tagIDs, id)
 		}
 	}
-	ip := importPost{Title: p.Title, Slug: p.Slug, Markdown: md, Status: status, PublishedAt: published,
-		Created: ghostTime(p.CreatedAt), Updated: ghostTime(p.UpdatedAt), TagIDs: tagIDs, Origin: origin, Losses: losses}
-	if status == StatusDraft {
-		ip.PublishedAt = nil
-	}
-	if p.CustomExcerpt != nil {
-		ip.Summary = strings.TrimSpace(*p.CustomExcerpt)
+	ip := importPost{Title: p.Title, Slug: p.Slug, Markdown: body.Markdown, Teaser: body.Teaser, Status: status, PublishedAt: published,
+		Created: p.CreatedAt, Updated: p.UpdatedAt, TagIDs: tagIDs, Origin: origin, Notes: notes, Losses: body.Losses}
+	// The summary Ghost's author wrote; before 1.0 (no excerpt) and when
+	// there is none, the description written for search engines.
+	for _, s := range []*string{p.CustomExcerpt, p.MetaDescription} {
+		if s != nil && strings.TrimSpace(*s) != "" {
+			ip.Summary = strings.TrimSpace(*s)
+			break
+		}
 	}
 	if p.FeatureImage != nil {
 		ip.CoverImage = ghostURL(*p.FeatureImage)
 	}
 	return imp.post(ctx, ip)
-}
-
-// ghostContent is a post's Markdown: the Markdown card of a Mobiledoc
-// document made only of Markdown cards (posts written in Ghost's Markdown
-// editor), else the HTML converted, else the plain text.
-func ghostContent(p ghostPost) (string, []htmltomd.Loss) {
-	if p.Mobiledoc != nil {
-		var doc struct {
-			Cards    [][]json.RawMessage `json:"cards"`
-			Sections [][]json.RawMessage `json:"sections"`
-		}
-		if json.Unmarshal([]byte(*p.Mobiledoc), &doc) == nil && len(doc.Cards) > 0 {
-			var parts []string
-			ok := true
-			for _, c := range doc.Cards {
-				var name string
-				var payload struct {
-					Markdown *string `json:"markdown"`
-				}
-				if len(c) != 2 || json.Unmarshal(c[0], &name) != nil || json.Unmarshal(c[1], &payload) != nil ||
-					(name != "markdown" && name != "card-markdown") || payload.Markdown == nil {
-					ok = false
-					break
-				}
-				parts = append(parts, *payload.Markdown)
-			}
-			for _, s := range doc.Sections {
-				var kind int
-				if len(s) == 0 || json.Unmarshal(s[0], &kind) != nil || kind != 10 { // 10: a card section
-					ok = false
-				}
-			}
-			if ok {
-				md := ghostURL(strings.Join(parts, "\n\n"))
-				if md != "" && !strings.HasSuffix(md, "\n") {
-					md += "\n"
-				}
-				return md, nil
-			}
-		}
-	}
-	if p.HTML != nil && strings.TrimSpace(*p.HTML) != "" {
-		return htmltomd.Convert(ghostURL(*p.HTML))
-	}
-	if p.Plaintext != nil && strings.TrimSpace(*p.Plaintext) != "" {
-		return htmltomd.EscapeText(*p.Plaintext) + "\n", []htmltomd.Loss{{Kind: "no HTML in the export; imported its plain text", Count: 1}}
-	}
-	if p.Lexical != nil && *p.Lexical != "" {
-		return "", []htmltomd.Loss{{Kind: "no HTML in the export (only Lexical, which Folio does not read); imported without content", Count: 1}}
-	}
-	return "", nil
 }
