@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
 	"folio/blog/htmltomd"
@@ -88,6 +89,19 @@ func TestImportedBlocksAndCardsShowNoTags(t *testing.T) {
 	}
 }
 
+// hasNode reports whether Markdown parses into a node of the kind.
+func hasNode(b *Blog, md string, kind ast.NodeKind) bool {
+	found := false
+	_ = ast.Walk(b.md.Parser().Parse(text.NewReader([]byte(md))), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && n.Kind() == kind {
+			found = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
+}
+
 // rawHTML finds HTML in Markdown, as a block or inline, which the blog's
 // renderer would show as escaped tags.
 func rawHTML(b *Blog, md string) (string, bool) {
@@ -128,7 +142,7 @@ var htmlSeeds = []string{
 	"<table><tr><th align=center>`a|b` <a href='x|y' title='t|u'>l|m</a>\\</th></tr><tr><td><ul><li>1</li></ul><table><tr><td>n</table></td></tr></table>",
 	`<figure class="wp-block-embed"><div class="wp-block-embed__wrapper">https://x.example/<script>a</script></div><figcaption>c</figcaption></figure><video src="javascript:alert(1)"></video>`,
 	`<div class="kg-card kg-callout-card"><div class="kg-callout-emoji"><b>!</b></div><div class="kg-callout-text">t<br><br>u</div></div><details><summary><h2>s</h2></summary>d</details>`,
-	"<p>a<br><br><br>b</p><form><input value='<x>'><button>&lt;b&gt;</button></form><svg><text>&lt;svg&gt;</text></svg>",
+	"<p>a<br>:--<br>=<br>1) x</p><p>:-:|-</p><p>a<br><br><br>b</p><form><input value='<x>'><button>&lt;b&gt;</button></form><svg><text>&lt;svg&gt;</text></svg>",
 }
 
 func FuzzHTMLToMarkdown(f *testing.F) {
@@ -151,6 +165,15 @@ func FuzzHTMLToMarkdown(f *testing.F) {
 		}
 		if raw, ok := rawHTML(b, md); ok {
 			t.Fatalf("HTML %q in the Markdown %q", raw, md)
+		}
+		// Text never turns into structure: a table or heading needs one in
+		// the HTML.
+		lower := strings.ToLower(src)
+		if !strings.Contains(lower, "<table") && hasNode(b, md, extast.KindTable) {
+			t.Fatalf("a table in the Markdown %q of HTML without one", md)
+		}
+		if !strings.Contains(lower, "<h") && hasNode(b, md, ast.KindHeading) {
+			t.Fatalf("a heading in the Markdown %q of HTML without one", md)
 		}
 		_ = htmltomd.Text(src)
 	})

@@ -31,6 +31,7 @@ var conversions = []struct {
 	{"rule", "<p>a</p><hr><p>b</p>", "a\n\n---\n\nb\n", nil},
 	{"markdown characters escaped", "<p>*not em* _x_ [y] &lt;b&gt; a|b ~z~ `c`</p>", "\\*not em\\* \\_x\\_ \\[y\\] \\<b\\> a\\|b \\~z\\~ \\`c\\`\n", nil},
 	{"line starts escaped", "<p># no</p><p>- no</p><p>1. no</p><p>+ no</p>", "\\# no\n\n\\- no\n\n1\\. no\n\n\\+ no\n", nil},
+	{"no table from a line of text", "<p>a<br>:--<br>:-: b</p>", "a\\\n\\:--\\\n\\:-: b\n", nil},
 	{"entities", "<p>Tom &amp; Jerry &copy; &amp;lt;</p>", "Tom & Jerry © \\&lt;\n", nil},
 	{"image figure", `<figure class="kg-card"><img src="/d.jpg" alt="Desk"><figcaption>My desk</figcaption></figure>`, "![Desk](/d.jpg)\n\n*My desk*\n", nil},
 	{"table", "<table><tr><td>1</td></tr>\n\n<tr><td>2</td></tr></table>", "| 1 |\n| --- |\n| 2 |\n", nil},

@@ -461,7 +461,8 @@ func collapseSpaces(s string) string {
 }
 
 // escapeLineStart escapes what would make a line a heading, list item,
-// setext underline or quote.
+// setext underline, quote, or the delimiter row of a table (":--", whose
+// line before would become the table's header).
 func escapeLineStart(l string) string {
 	if l == "" {
 		return l
@@ -469,6 +470,10 @@ func escapeLineStart(l string) string {
 	switch l[0] {
 	case '-', '+', '=', '#', '>':
 		return "\\" + l
+	case ':':
+		if strings.HasPrefix(l, ":-") {
+			return "\\" + l
+		}
 	}
 	i := 0
 	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
