@@ -269,7 +269,7 @@ func imageFigure(n *htmlNode) (img, caption *htmlNode, ok bool) {
 		case k.name == "" && strings.TrimSpace(k.text) == "":
 		case k.name == "img" && img == nil:
 			img = k
-		case k.name == "a" && img == nil && len(elements(k)) == 1 && elements(k)[0].name == "img":
+		case img == nil && isImageLink(k):
 			img = k
 		case k.name == "figcaption" && caption == nil:
 			caption = k
