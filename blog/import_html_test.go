@@ -1,14 +1,21 @@
 package blog
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 
 	"folio/blog/htmltomd"
 )
 
 // TestConvertedHTMLRendersSafely passes hostile HTML through the converter
-// and the blog's renderer: no element or attribute of the input survives.
+// and the blog's renderer: no element or attribute of the input survives,
+// and the Markdown holds no HTML, which the page would show as escaped
+// tags.
 func TestConvertedHTMLRendersSafely(t *testing.T) {
 	b := &Blog{md: newMarkdown()}
 	for _, src := range htmlSeeds {
@@ -23,7 +30,99 @@ func TestConvertedHTMLRendersSafely(t *testing.T) {
 		if strings.Contains(out.HTML, "<script") || strings.Contains(out.HTML, "<iframe") {
 			t.Errorf("markup of the input in %q", out.HTML)
 		}
+		if raw, ok := rawHTML(b, md); ok {
+			t.Errorf("HTML %q in the Markdown %q (from %q)", raw, md, src)
+		}
 	}
+}
+
+// TestImportedBlocksAndCardsShowNoTags renders the Markdown of a post of
+// WordPress's blocks and one of Ghost's cards as the blog shows it: tables,
+// images, quotes and links, and not one escaped tag (the issue's
+// "&lt;figure class=\"wp-block-gallery\"&gt;" on the page).
+func TestImportedBlocksAndCardsShowNoTags(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"wordpress-blocks", []string{
+			`<a href="https://old.example/wp-content/uploads/2023/05/cliffs.jpg"><img src="https://old.example/wp-content/uploads/2023/05/cliffs-1024x683.jpg" alt="Cliffs at dawn"`,
+			"<li><img src=\"https://old.example/wp-content/uploads/2023/05/harbour.jpg\" alt=\"Harbour\" loading=\"lazy\" decoding=\"async\"><br>\n<em>The harbour</em></li>",
+			`<th style="text-align:right">Miles</th>`, "<td>Tuesday <em>(rain)</em></td>", "<p><em>Distances walked</em></p>",
+			"<p>— Jules Verne</p>\n</blockquote>", `<a href="https://www.youtube.com/watch?v=dQw4w9WgXcQ">A song for the road</a>`,
+			`<a href="https://old.example/wp-content/uploads/2023/05/waves.mp4">waves.mp4</a>`, "<p>Grey water, grey sky,<br>\ngulls",
+			`<a href="https://old.example/wp-content/uploads/2023/05/map.pdf">The map</a>`, "<p>Thanks for reading.</p>\n<p>See you next time.</p>",
+		}},
+		{"ghost-cards", []string{
+			"<p><em>Where the work happens</em></p>", `<li><img src="__GHOST_URL__/content/images/2024/03/two.jpg" alt="Second"`,
+			`<a href="https://www.youtube.com/embed/dQw4w9WgXcQ?feature=oembed">Our launch talk</a>`,
+			"<a href=\"https://example.org/guide/\">The writing guide</a><br>\nHow we write, and why.", "<blockquote>\n<p>💡 Tip: save <strong>often</strong>.</p>",
+			"<p><strong>Is it free?</strong></p>\n<p>Yes, for everyone.</p>", `<a href="__GHOST_URL__/content/media/2024/03/clip.mp4">The office tour</a>`,
+			`<a href="__GHOST_URL__/content/media/2024/03/episode-1.mp3">Episode 1</a>`, "<td>Free</td>",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := os.ReadFile("../testdata/import/html/" + tt.name + ".html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _ := htmltomd.Convert(string(src))
+			out, err := b.render(t.Context(), md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tag := range []string{"&lt;", "&amp;lt;", "kg-", "wp-block", "0:00"} {
+				if strings.Contains(out.HTML, tag) {
+					t.Errorf("%q on the page:\n%s", tag, out.HTML)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.HTML, w) {
+					t.Errorf("no %q on the page:\n%s", w, out.HTML)
+				}
+			}
+			if raw, ok := rawHTML(b, md); ok {
+				t.Errorf("HTML %q in the Markdown", raw)
+			}
+		})
+	}
+}
+
+// hasNode reports whether Markdown parses into a node of the kind.
+func hasNode(b *Blog, md string, kind ast.NodeKind) bool {
+	found := false
+	_ = ast.Walk(b.md.Parser().Parse(text.NewReader([]byte(md))), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && n.Kind() == kind {
+			found = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
+}
+
+// rawHTML finds HTML in Markdown, as a block or inline, which the blog's
+// renderer would show as escaped tags.
+func rawHTML(b *Blog, md string) (string, bool) {
+	source := []byte(md)
+	doc := b.md.Parser().Parse(text.NewReader(source))
+	var found string
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			found = string(n.Lines().Value(source))
+		case *ast.RawHTML:
+			found = string(n.Segments.Value(source))
+		default:
+			return ast.WalkContinue, nil
+		}
+		return ast.WalkStop, nil
+	})
+	return found, found != ""
 }
 
 var htmlSeeds = []string{
@@ -39,6 +138,11 @@ var htmlSeeds = []string{
 	"<p>&lt;script&gt;alert(1)&lt;/script&gt; <<b>>",
 	"<div><div><div><p>deep</p></div></div></div><a href='x' title='a\"b'>q</a>",
 	"<p>1) x<br>- y<br># z<br>> w</p><h1><a href=\"/a\">Link # heading</a></h1>",
+	`<figure class="wp-block-gallery"><figure><a href="javascript:x"><img src="x" onerror="y"></a><figcaption>*c*|</figcaption></figure><figcaption><b>g</b></figcaption></figure>`,
+	"<table><tr><th align=center>`a|b` <a href='x|y' title='t|u'>l|m</a>\\</th></tr><tr><td><ul><li>1</li></ul><table><tr><td>n</table></td></tr></table>",
+	`<figure class="wp-block-embed"><div class="wp-block-embed__wrapper">https://x.example/<script>a</script></div><figcaption>c</figcaption></figure><video src="javascript:alert(1)"></video>`,
+	`<div class="kg-card kg-callout-card"><div class="kg-callout-emoji"><b>!</b></div><div class="kg-callout-text">t<br><br>u</div></div><details><summary><h2>s</h2></summary>d</details>`,
+	"<p>a<br>:--<br>=<br>1) x</p><p>:-:|-</p><p>a<br><br><br>b</p><form><input value='<x>'><button>&lt;b&gt;</button></form><svg><text>&lt;svg&gt;</text></svg>",
 }
 
 func FuzzHTMLToMarkdown(f *testing.F) {
@@ -58,6 +162,18 @@ func FuzzHTMLToMarkdown(f *testing.F) {
 		}
 		if _, err := checkHTML(out.HTML); err != nil {
 			t.Fatalf("%v in %q (Markdown %q)", err, out.HTML, md)
+		}
+		if raw, ok := rawHTML(b, md); ok {
+			t.Fatalf("HTML %q in the Markdown %q", raw, md)
+		}
+		// Text never turns into structure: a table or heading needs one in
+		// the HTML.
+		lower := strings.ToLower(src)
+		if !strings.Contains(lower, "<table") && hasNode(b, md, extast.KindTable) {
+			t.Fatalf("a table in the Markdown %q of HTML without one", md)
+		}
+		if !strings.Contains(lower, "<h") && hasNode(b, md, ast.KindHeading) {
+			t.Fatalf("a heading in the Markdown %q of HTML without one", md)
 		}
 		_ = htmltomd.Text(src)
 	})

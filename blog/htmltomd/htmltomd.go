@@ -3,27 +3,34 @@
 // comments (Text). It is the importers' converter
 // (docs/export-import.md#html-to-markdown) and knows nothing of the blog.
 //
-// It understands the part of HTML that Markdown can say: paragraphs, line
-// breaks, headings, emphasis, strike-through, links, images, lists, quotes,
-// code, rules, and figures of one image and a caption. Elements without a
-// Markdown form (tables, embeds, forms, svg, …) are kept as an HTML block,
-// which is safe because the blog's renderer escapes raw HTML
-// (blog/markdown.go): it shows as text, never as markup. Scripts and styles
-// are dropped: they are never content. Other inline elements give their
-// text. Convert's losses say what was kept or dropped, by kind, with how
-// many times.
+// It says in Markdown what Markdown can say: paragraphs, line breaks (two
+// in a row end the paragraph), headings, emphasis, strike-through, links,
+// images, lists, quotes (a cite at the end as "— who"), code, rules, and
+// GitHub-flavoured tables. It knows the markup WordPress's blocks and
+// Ghost's cards save (figures of an image and its caption, galleries,
+// embeds, bookmarks, callouts, toggles, files, video and audio), and gives
+// each its Markdown: an image with its caption in italics, a list of
+// images, a link. What Markdown cannot say is kept as readable text or a
+// link, never as HTML: an iframe, video, audio or object becomes a link to
+// its address, a form or a drawing its text. Scripts and styles are
+// dropped: they are never content. Convert's losses say, by kind and with
+// how many times, what did not come through as the HTML had it; the kinds
+// are the loss* constants below.
 //
 // It never fails and never refuses input: the tokenizer is a small,
 // lenient one of our own (the standard library has no HTML parser, and
 // encoding/xml refuses most real HTML) that reads anything, stray and
-// unclosed tags included, and the depth of the tree and of the lists and
-// quotes it writes is bounded, so that no input makes it recurse deeply or
-// the Markdown grow with the square of the HTML. Bounding the size of the
-// HTML is the caller's.
+// unclosed tags included, and the depth of the tree, of the lists and
+// quotes it writes, and the width of its tables are bounded, so that no
+// input makes it recurse deeply or the Markdown grow faster than the HTML
+// (at most a few dozen times its size, for deeply indented lines). Bounding
+// the size of the HTML is the caller's.
 //
-// The files: htmltomd.go holds this API and the element tables that say
-// what the package knows of HTML; parse.go the tokenizer, which builds a
-// tree; markdown.go the converter, which writes the tree as Markdown.
+// The files: htmltomd.go holds this API, the kinds of loss and the element
+// tables that say what the package knows of HTML; parse.go the tokenizer,
+// which builds a tree; markdown.go the converter, which writes the tree as
+// Markdown; table.go its tables; cards.go the shapes of WordPress's blocks
+// and Ghost's cards, and the links that embeds and media become.
 package htmltomd
 
 import (
@@ -33,15 +40,34 @@ import (
 
 // A Loss is one kind of thing Markdown could not say as the HTML did,
 // and how many times the document had it. Kind is a short phrase a person
-// reads in an import's report ("kept a <table> as HTML"); the same kind is
+// reads in an import's report ("video kept as a link"); the same kind is
 // always spelled the same, so that reports can add them up.
 type Loss struct {
 	Kind  string
 	Count int
 }
 
-// Convert converts HTML to Markdown. losses says what was kept as HTML or
-// dropped, one entry a kind, sorted by kind.
+// The kinds of loss, as docs/export-import.md#html-to-markdown lists them.
+const (
+	lossAudio         = "audio kept as a link"
+	lossVideo         = "video kept as a link"
+	lossEmbed         = "embed kept as a link"
+	lossNoAddress     = "media without an address removed"
+	lossCellFlattened = "table cell with block content flattened"
+	lossMergedCells   = "merged table cells split"
+	lossWideTable     = "table columns over 64 joined into the last"
+	lossInlineTable   = "table inside a line of text flattened"
+	lossForm          = "form kept as text"
+	lossControl       = "form control kept as text"
+	lossSignup        = "signup form removed"
+	lossDrawing       = "drawing kept as text"
+	lossMath          = "formula kept as text"
+	lossScript        = "script removed"
+	lossStyle         = "style removed"
+)
+
+// Convert converts HTML to Markdown. losses says what did not come through
+// as the HTML had it, one entry a kind, sorted by kind.
 func Convert(src string) (md string, losses []Loss) {
 	c := &mdConverter{notes: map[string]int{}}
 	out := strings.Join(c.blocks(parseHTML(src).kids), "\n\n")
@@ -95,10 +121,10 @@ func Text(src string) string {
 }
 
 // IsBlock reports whether an element (its lower-case name) stands on its
-// own in the Markdown: a block, one kept as HTML, or one dropped. Text
-// around it goes into separate paragraphs.
+// own in the Markdown: a block, or one dropped. Text around it goes into
+// separate paragraphs.
 func IsBlock(name string) bool {
-	return blockElements[name] || keptElements[name] || droppedElements[name]
+	return blockElements[name] || droppedElements[name]
 }
 
 // EscapeText escapes plain text so that Markdown shows it as it is.
@@ -144,17 +170,11 @@ var droppedElements = map[string]bool{
 	"base": true, "noscript": true,
 }
 
-// keptElements have no Markdown form: they stay as (escaped) HTML.
-var keptElements = map[string]bool{
-	"table": true, "iframe": true, "video": true, "audio": true, "object": true, "embed": true, "form": true,
-	"svg": true, "math": true, "canvas": true, "select": true, "details": true, "fieldset": true,
-	"textarea": true, "input": true, "button": true, "map": true,
-}
-
 // blockElements start a new block in Markdown.
 var blockElements = map[string]bool{
 	"p": true, "div": true, "section": true, "article": true, "main": true, "header": true, "footer": true,
 	"aside": true, "nav": true, "address": true, "center": true, "h1": true, "h2": true, "h3": true, "h4": true,
 	"h5": true, "h6": true, "ul": true, "ol": true, "li": true, "blockquote": true, "pre": true, "hr": true,
 	"figure": true, "figcaption": true, "dl": true, "dt": true, "dd": true, "hgroup": true, "body": true, "html": true,
+	"table": true, "form": true, "fieldset": true, "legend": true, "details": true,
 }

@@ -2,7 +2,7 @@ package htmltomd
 
 import (
 	"fmt"
-	"html"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,7 +14,16 @@ type mdConverter struct {
 	// each indents every line inside it, so deeper ones are flattened, and
 	// the Markdown stays within a few times the size of the HTML.
 	nested int
+	// inCell counts the table cells around the node being converted, in
+	// which a nested table is part of the cell's loss, not one of its own.
+	inCell int
+	// inForm counts the forms around the node: their controls are part of
+	// the form's loss.
+	inForm int
 }
+
+// note counts one loss of a kind.
+func (c *mdConverter) note(kind string) { c.notes[kind]++ }
 
 // maxNesting is how many lists and quotes may nest in the Markdown.
 const maxNesting = 8
@@ -23,7 +32,10 @@ func isBlockNode(n *htmlNode) bool {
 	return n.name != "" && IsBlock(n.name)
 }
 
-// blocks converts a container's children into Markdown blocks.
+// blocks converts a container's children into Markdown blocks. Two or
+// more line breaks in a row (blank text between them aside) end the
+// paragraph: that is how WordPress and hand-written HTML separate
+// paragraphs, and Markdown has no blank line inside one.
 func (c *mdConverter) blocks(kids []*htmlNode) []string {
 	var out []string
 	var run []*htmlNode
@@ -33,7 +45,22 @@ func (c *mdConverter) blocks(kids []*htmlNode) []string {
 		}
 		run = nil
 	}
-	for _, k := range kids {
+	for i := 0; i < len(kids); i++ {
+		k := kids[i]
+		if k.name == "br" {
+			j := i + 1
+			for j < len(kids) && isBlankText(kids[j]) {
+				j++
+			}
+			if j < len(kids) && kids[j].name == "br" {
+				for j < len(kids) && (kids[j].name == "br" || isBlankText(kids[j])) {
+					j++
+				}
+				flush()
+				i = j - 1
+				continue
+			}
+		}
 		if !isBlockNode(k) {
 			run = append(run, k)
 			continue
@@ -45,20 +72,27 @@ func (c *mdConverter) blocks(kids []*htmlNode) []string {
 	return out
 }
 
+func isBlankText(n *htmlNode) bool {
+	return n.name == "" && strings.TrimSpace(n.text) == ""
+}
+
 func (c *mdConverter) block(n *htmlNode) []string {
+	if out, ok := c.card(n); ok {
+		return out
+	}
 	switch {
-	case droppedElements[n.name]:
-		if n.name == "script" || n.name == "style" {
-			c.notes["removed a <"+n.name+"> element"]++
-		}
+	case n.name == "script":
+		c.note(lossScript)
 		return nil
-	case keptElements[n.name]:
-		return c.kept(n)
+	case n.name == "style":
+		c.note(lossStyle)
+		return nil
+	case droppedElements[n.name]:
+		return nil
 	}
 	switch n.name {
 	case "h1", "h2", "h3", "h4", "h5", "h6":
-		text := strings.ReplaceAll(c.paragraph(n.kids), "\\\n", " ")
-		text = strings.ReplaceAll(text, "\n", " ")
+		text := c.line(n.kids)
 		if text == "" {
 			return nil
 		}
@@ -71,46 +105,160 @@ func (c *mdConverter) block(n *htmlNode) []string {
 		}
 		return c.list(&htmlNode{name: "ul", kids: []*htmlNode{n}})
 	case "blockquote":
-		if c.nested >= maxNesting {
-			return c.blocks(n.kids)
-		}
-		c.nested++
-		inner := strings.Join(c.blocks(n.kids), "\n\n")
-		c.nested--
-		if inner == "" {
-			return nil
-		}
-		lines := strings.Split(inner, "\n")
-		for i, l := range lines {
-			if l == "" {
-				lines[i] = ">"
-			} else {
-				lines[i] = "> " + l
-			}
-		}
-		return []string{strings.Join(lines, "\n")}
+		return c.quote(n)
 	case "pre":
+		if hasClass(n, "wp-block-verse") {
+			return c.blocks(verseNodes(n.kids))
+		}
 		return []string{codeBlock(n)}
 	case "hr":
 		return []string{"---"}
 	case "figure":
-		if img, caption, ok := imageFigure(n); ok {
-			out := []string{c.paragraph([]*htmlNode{img})}
-			if caption != nil {
-				if t := c.paragraph(caption.kids); t != "" {
-					out = append(out, "*"+t+"*")
-				}
-			}
-			return out
-		}
-		return c.kept(n)
+		return c.figure(n)
+	case "figcaption":
+		return nonEmpty(c.captionLine(n.kids))
 	case "dt":
-		if t := c.paragraph(n.kids); t != "" {
+		if t := c.line(n.kids); t != "" {
 			return []string{"**" + t + "**"}
 		}
 		return nil
+	case "table":
+		return c.table(n)
+	case "details":
+		return c.details(n)
+	case "form":
+		c.note(lossForm)
+		c.inForm++
+		defer func() { c.inForm-- }()
+		return c.blocks(n.kids)
 	}
 	return c.blocks(n.kids)
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// quote converts a blockquote; a cite among its children (WordPress's
+// quote and pull quote blocks put the source there) becomes its last line,
+// "— who".
+func (c *mdConverter) quote(n *htmlNode) []string {
+	kids := n.kids
+	var cite *htmlNode
+	for i := len(kids) - 1; i >= 0; i-- {
+		if kids[i].name == "cite" {
+			cite = kids[i]
+			kids = append(slices.Clone(kids[:i]), kids[i+1:]...)
+			break
+		}
+	}
+	var blocks []string
+	if c.nested >= maxNesting {
+		blocks = c.blocks(kids)
+	} else {
+		c.nested++
+		blocks = c.blocks(kids)
+		c.nested--
+	}
+	if cite != nil {
+		if t := c.line(cite.kids); t != "" {
+			blocks = append(blocks, "— "+t)
+		}
+	}
+	if c.nested >= maxNesting || len(blocks) == 0 {
+		return blocks
+	}
+	lines := strings.Split(strings.Join(blocks, "\n\n"), "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = ">"
+		} else {
+			lines[i] = "> " + l
+		}
+	}
+	return []string{strings.Join(lines, "\n")}
+}
+
+// figure converts a figure: an image and its caption, a video, audio or
+// embed and its caption (a link, cards.go), or else its content, the
+// caption in italics where it stands.
+func (c *mdConverter) figure(n *htmlNode) []string {
+	if img, caption, ok := imageFigure(n); ok {
+		out := []string{c.paragraph([]*htmlNode{img})}
+		if caption != nil {
+			out = append(out, nonEmpty(c.captionLine(caption.kids))...)
+		}
+		return out
+	}
+	if out, ok := c.mediaFigure(n); ok {
+		return out
+	}
+	return c.blocks(n.kids)
+}
+
+// details converts a disclosure widget, which Markdown cannot fold: its
+// summary as a bold line, then its content.
+func (c *mdConverter) details(n *htmlNode) []string {
+	var out []string
+	var rest []*htmlNode
+	done := false
+	for _, k := range n.kids {
+		if k.name == "summary" && !done {
+			done = true
+			if t := c.line(k.kids); t != "" {
+				out = append(out, "**"+t+"**")
+			}
+			continue
+		}
+		rest = append(rest, k)
+	}
+	return append(out, c.blocks(rest)...)
+}
+
+// verseNodes turns the newlines of a verse's text into line breaks, so
+// that its lines survive (and a blank line between stanzas ends a
+// paragraph). A pre inside is left to its own conversion, so that no text
+// is copied once for every verse around it.
+func verseNodes(kids []*htmlNode) []*htmlNode {
+	var out []*htmlNode
+	for _, k := range kids {
+		if k.name == "pre" {
+			out = append(out, k)
+			continue
+		}
+		if k.name != "" {
+			cp := *k
+			cp.kids = verseNodes(k.kids)
+			out = append(out, &cp)
+			continue
+		}
+		for i, part := range strings.Split(strings.ReplaceAll(k.text, "\r\n", "\n"), "\n") {
+			if i > 0 {
+				out = append(out, &htmlNode{name: "br"})
+			}
+			if part != "" {
+				out = append(out, &htmlNode{text: part})
+			}
+		}
+	}
+	return out
+}
+
+// line converts inline content into one line: line breaks become spaces.
+func (c *mdConverter) line(nodes []*htmlNode) string {
+	p := strings.ReplaceAll(c.paragraph(nodes), "\\\n", " ")
+	return strings.ReplaceAll(p, "\n", " ")
+}
+
+// captionLine converts a caption into one line in italics.
+func (c *mdConverter) captionLine(nodes []*htmlNode) string {
+	if t := c.line(nodes); t != "" {
+		return "*" + t + "*"
+	}
+	return ""
 }
 
 // imageFigure recognises <figure><img><figcaption>…</figcaption></figure>
@@ -121,7 +269,7 @@ func imageFigure(n *htmlNode) (img, caption *htmlNode, ok bool) {
 		case k.name == "" && strings.TrimSpace(k.text) == "":
 		case k.name == "img" && img == nil:
 			img = k
-		case k.name == "a" && img == nil && len(elements(k)) == 1 && elements(k)[0].name == "img":
+		case img == nil && isImageLink(k):
 			img = k
 		case k.name == "figcaption" && caption == nil:
 			caption = k
@@ -142,63 +290,6 @@ func elements(n *htmlNode) []*htmlNode {
 		}
 	}
 	return out
-}
-
-// kept serializes an element as one HTML block without blank lines, so
-// that Markdown reads it as one block.
-func (c *mdConverter) kept(n *htmlNode) []string {
-	c.notes["kept a <"+n.name+"> as HTML"]++
-	var b strings.Builder
-	c.serialize(&b, n)
-	var lines []string
-	for _, l := range strings.Split(b.String(), "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, strings.TrimRight(l, " \t\r"))
-		}
-	}
-	if len(lines) == 0 {
-		return nil
-	}
-	return []string{strings.Join(lines, "\n")}
-}
-
-func (c *mdConverter) serialize(b *strings.Builder, n *htmlNode) {
-	if n.name == "" {
-		b.WriteString(html.EscapeString(n.text))
-		return
-	}
-	if n.name == "script" || n.name == "style" {
-		c.notes["removed a <"+n.name+"> element"]++
-		return
-	}
-	b.WriteString("<" + n.name)
-	for _, a := range n.attrs {
-		if !validAttrName(a.name) {
-			continue
-		}
-		b.WriteString(" " + a.name + `="` + html.EscapeString(a.value) + `"`)
-	}
-	b.WriteString(">")
-	if voidElements[n.name] {
-		return
-	}
-	for _, k := range n.kids {
-		c.serialize(b, k)
-	}
-	b.WriteString("</" + n.name + ">")
-}
-
-func validAttrName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if !(isLetter(ch) || ch >= '0' && ch <= '9' || ch == '-' || ch == '_' || ch == ':' || ch == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // list converts ul or ol; items hold blocks, indented under their marker.
@@ -333,7 +424,17 @@ func (c *mdConverter) paragraph(nodes []*htmlNode) string {
 		out = append(out, escapeLineStart(l))
 	}
 	p := strings.Join(out, "\n")
-	return strings.TrimSuffix(p, "\\")
+	if trailingBackslashes(p)%2 == 1 { // a line break ending the paragraph
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+// trailingBackslashes counts the backslashes that end s: an odd number
+// ends in a hard line break (or an escape), an even one in escaped
+// backslashes.
+func trailingBackslashes(s string) int {
+	return len(s) - len(strings.TrimRight(s, "\\"))
 }
 
 func collapseSpaces(s string) string {
@@ -360,7 +461,8 @@ func collapseSpaces(s string) string {
 }
 
 // escapeLineStart escapes what would make a line a heading, list item,
-// setext underline or quote.
+// setext underline, quote, or the delimiter row of a table (":--", whose
+// line before would become the table's header).
 func escapeLineStart(l string) string {
 	if l == "" {
 		return l
@@ -368,6 +470,10 @@ func escapeLineStart(l string) string {
 	switch l[0] {
 	case '-', '+', '=', '#', '>':
 		return "\\" + l
+	case ':':
+		if strings.HasPrefix(l, ":-") {
+			return "\\" + l
+		}
 	}
 	i := 0
 	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
@@ -392,15 +498,13 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		return
 	}
 	switch {
-	case droppedElements[n.name]:
-		if n.name == "script" || n.name == "style" {
-			c.notes["removed a <"+n.name+"> element"]++
-		}
+	case n.name == "script":
+		c.note(lossScript)
 		return
-	case keptElements[n.name]:
-		for _, s := range c.kept(n) {
-			b.WriteString(strings.ReplaceAll(s, "\n", " "))
-		}
+	case n.name == "style":
+		c.note(lossStyle)
+		return
+	case droppedElements[n.name]:
 		return
 	}
 	switch n.name {
@@ -436,6 +540,58 @@ func (c *mdConverter) inline(b *strings.Builder, n *htmlNode) {
 		}
 		alt := EscapeText(strings.Join(strings.Fields(n.attr("alt")), " "))
 		b.WriteString("![" + alt + "](" + linkDest(src) + linkTitle(n.attr("title")) + ")")
+	case "table":
+		c.inlineTable(b, n)
+	case "iframe", "video", "audio", "object", "embed", "source":
+		if l := c.mediaLink(n, ""); l != "" {
+			b.WriteString(l)
+		} else if n.name != "iframe" {
+			// No address: the fallback content the element holds.
+			for _, k := range n.kids {
+				if k.name != "source" && k.name != "track" && k.name != "param" {
+					c.inline(b, k)
+				}
+			}
+		}
+	case "picture":
+		// The sources are other sizes of its img.
+		for _, k := range n.kids {
+			if k.name == "img" {
+				c.inline(b, k)
+			}
+		}
+	case "area":
+		if href := strings.TrimSpace(n.attr("href")); href != "" {
+			text := strings.Join(strings.Fields(n.attr("alt")), " ")
+			if text == "" {
+				text = href
+			}
+			b.WriteString("[" + EscapeText(text) + "](" + linkDest(href) + ")")
+		}
+	case "svg", "canvas":
+		c.note(lossDrawing)
+		b.WriteString(" " + EscapeText(plainText(n)) + " ")
+	case "math":
+		c.note(lossMath)
+		t := strings.Join(strings.Fields(n.attr("alttext")), " ")
+		if t == "" {
+			t = plainText(n)
+		}
+		b.WriteString(" " + EscapeText(t) + " ")
+	case "input", "select", "textarea", "button":
+		if c.inForm == 0 {
+			c.note(lossControl)
+		}
+		if n.name != "input" {
+			b.WriteString(" " + EscapeText(plainText(n)) + " ")
+		}
+	case "form":
+		c.note(lossForm)
+		c.inForm++
+		for _, k := range n.kids {
+			c.inline(b, k)
+		}
+		c.inForm--
 	default:
 		// Inline elements without a Markdown form (span, sup, u, …) and
 		// blocks found inside inline content give their content.
@@ -468,6 +624,39 @@ func (c *mdConverter) wrap(b *strings.Builder, n *htmlNode, delim string) {
 	lead := s[:len(s)-len(strings.TrimLeft(s, " \t\n"))]
 	trail := s[len(strings.TrimRight(s, " \t\n")):]
 	b.WriteString(lead + delim + core + delim + trail)
+}
+
+// plainText is the text of an element without its markup, whitespace
+// collapsed, for drawings, formulas, form controls and the parts of cards:
+// blocks, options and line breaks separate words; dropped elements and a
+// formula's annotations give nothing.
+func plainText(n *htmlNode) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(n *htmlNode)
+	walk = func(n *htmlNode) {
+		switch {
+		case n.name == "":
+			b.WriteString(n.text)
+			return
+		case droppedElements[n.name] || n.name == "annotation" || n.name == "annotation-xml":
+			return
+		}
+		spaced := n.name == "br" || n.name == "option" || blockElements[n.name]
+		if spaced {
+			b.WriteByte(' ')
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+		if spaced {
+			b.WriteByte(' ')
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // textOf is the text of a node and its descendants.

@@ -32,12 +32,13 @@ const maxHTMLDepth = 100
 
 // closesP are the start tags that end an open paragraph.
 func closesP(name string) bool {
-	return name != "li" && name != "dt" && name != "dd" && name != "figcaption" && (blockElements[name] || keptElements[name])
+	return name != "li" && name != "dt" && name != "dd" && name != "figcaption" && blockElements[name]
 }
 
 // parseHTML builds a tree from HTML the way a forgiving browser would, in
-// the few ways that matter here: void elements, implied ends of p, li and
-// table cells, stray end tags ignored, unclosed elements closed at the end.
+// the few ways that matter here: void elements, implied ends of p, li,
+// table sections, rows and cells, stray end tags ignored, unclosed
+// elements closed at the end.
 func parseHTML(src string) *htmlNode {
 	root := &htmlNode{name: "#root"}
 	stack := []*htmlNode{root}
@@ -92,6 +93,11 @@ func parseHTML(src string) *htmlNode {
 			case "dt", "dd":
 				closeTo("dt", "dl")
 				closeTo("dd", "dl")
+			case "thead", "tbody", "tfoot":
+				// A new section ends the one open (and its row and cell).
+				for _, section := range []string{"thead", "tbody", "tfoot"} {
+					closeTo(section, "table")
+				}
 			case "tr":
 				closeTo("tr", "table", "thead", "tbody", "tfoot")
 			case "td", "th":
