@@ -1,7 +1,6 @@
 package blog
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,8 +51,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 const maxImportParts = 8
 
 // ImportTimeout bounds the work of an import over HTTP, from when its file
-// has arrived (docs/export-import.md#limits): past it the import stops and
-// writes nothing. folio import has no such bound.
+// has arrived, its downloads apart (docs/export-import.md#limits): past it
+// the import stops and writes nothing. folio import has no such bound.
 const ImportTimeout = 2 * time.Minute
 
 // importBodyLimit bounds the import route's body: the file and the rest of
@@ -138,13 +137,11 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 	if size == 0 {
 		return httpx.BadRequest("the file is empty")
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), b.importTimeout)
-	defer cancel()
-	res, err := b.Import(ctx, file, size, ImportOptions{Format: format})
+	res, err := b.Import(r.Context(), file, size, ImportOptions{Format: format, Timeout: b.importTimeout})
 	switch {
 	case r.Context().Err() != nil:
 		return r.Context().Err() // the client left: nobody to answer
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(err, errImportTimeout):
 		return httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
 			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", durationText(b.importTimeout)))
 	}
