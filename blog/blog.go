@@ -114,16 +114,18 @@ type Blog struct {
 	loginLimit    *httpx.RateLimiter
 	commentLimit  *httpx.RateLimiter
 	now           func() time.Time
-	counts        postCounts         // what the post lists cost in proportion to their length
-	anchorEvery   int                // postAnchorEvery; smaller in tests
-	importLimit   int64              // MaxImportSize; smaller in tests
-	importTimeout time.Duration      // ImportTimeout; shorter in tests
-	instance      string             // tags the import's spool files (Deps.Instance)
-	spoolDir      string             // Deps.SpoolDir
-	media         MediaStore         // Deps.Media
-	fetch         *outbound.Client   // made of mediaLimits and fetchAllow
-	fetchAllow    outbound.Allowlist // Deps.FetchAllow
-	mediaLimits   mediaLimits        // smaller in tests
+	counts        postCounts    // what the post lists cost in proportion to their length
+	anchorEvery   int           // postAnchorEvery; smaller in tests
+	importLimit   int64         // MaxImportSize; smaller in tests
+	importTimeout time.Duration // ImportTimeout; shorter in tests
+	instance      string        // tags the import's spool files (Deps.Instance)
+	spoolDir      string        // Deps.SpoolDir
+
+	// What imports bring home (import_media.go).
+	media       MediaStore         // Deps.Media
+	fetch       *outbound.Client   // made of mediaLimits and fetchAllow
+	fetchAllow  outbound.Allowlist // Deps.FetchAllow
+	mediaLimits mediaLimits        // smaller in tests
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
