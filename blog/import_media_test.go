@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/auth"
 	"folio/blog"
 	"folio/httpx/outbound"
 )
@@ -468,5 +469,22 @@ func TestImportWithMediaRefusesWhatItCannotDo(t *testing.T) {
 	if _, err := b.Import(ctx, bytes.NewReader(file), int64(len(file)), blog.ImportOptions{Media: true}); err == nil ||
 		!strings.Contains(err.Error(), "needs the user who owns the files") {
 		t.Errorf("no owner: %v", err)
+	}
+}
+
+func TestImportGivesTheFilesToTheSignedInAdministrator(t *testing.T) {
+	old := newOldSite(t)
+	media := newMemMedia()
+	_, b := mediaBlog(t, media, true)
+	file := mediaFixture(t, "ghost.json", old.URL, "")
+	ctx := auth.WithIdentity(context.Background(), &auth.Identity{UserID: "admin-7", Role: auth.RoleAdmin})
+	res, err := b.Import(ctx, bytes.NewReader(file), int64(len(file)), blog.ImportOptions{Media: true, MediaOrigin: old.URL + "/blog"})
+	if err != nil || res.Media.Created != 3 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	for link, owner := range media.owners {
+		if owner != "admin-7" {
+			t.Errorf("%s is owned by %q", link, owner)
+		}
 	}
 }
