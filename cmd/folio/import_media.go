@@ -83,7 +83,8 @@ func mediaExtras(cfg *Config, logger *slog.Logger, ownerName string, allow outbo
 			unregister(context.WithoutCancel(ctx))
 			return nil, err
 		}
-		d.Media, d.FetchAllow = fh, cfg.FetchAllow.Join(allow)
+		// The images brought home get their sizes, as a server's saves give them.
+		d.Media, d.Images, d.FetchAllow = fh, fh, cfg.FetchAllow.Join(allow)
 		*owner = id
 		return func() { unregister(context.Background()) }, nil
 	}

@@ -245,6 +245,13 @@ func TestImportCommandBringsAWordPressSitesImagesHome(t *testing.T) {
 			t.Errorf("%s serves %d bytes, want the %d of %s, stripped", dests[i], len(got), len(want), path)
 		}
 	}
+	var html struct {
+		ContentHTML string `json:"content_html"`
+	}
+	httpxtest.Into(t, site.admin.Do("GET", "/api/v1/admin/posts/slug/rome-in-pictures", nil).Expect(200).B().Data, &html)
+	if !strings.Contains(html.ContentHTML, `src="`+dests[0]+`" alt="The forum" loading="lazy" decoding="async" width="24" height="16"`) {
+		t.Errorf("the photo brought home has no size: %s", html.ContentHTML)
+	}
 	if photo := served(dests[0]); bytes.Contains(photo, []byte("SECRET-XMP")) || !bytes.Contains(old.files["/wp-content/uploads/2024/11/forum.jpg"], []byte("SECRET-XMP")) {
 		t.Error("the photo's metadata was not stripped")
 	}
