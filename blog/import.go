@@ -127,7 +127,10 @@ func (r *ImportResult) warn(format string, args ...any) {
 // images home. An *InputError means the file is at fault, an
 // *ExpandError that an archive holds more than the import limit; either
 // way nothing was written (docs/export-import.md). The import stops, and
-// writes nothing, once ctx ends: every read of the file checks it.
+// writes nothing, once ctx ends: every read of the file checks it. With
+// opts.Media the files are brought home before the transaction
+// (import_media.go); those stay in the file host, and are remembered, even
+// when the import then fails.
 func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts ImportOptions) (*ImportResult, error) {
 	format := opts.Format
 	if size > b.importLimit {
