@@ -1,7 +1,6 @@
 package blog
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,8 +57,8 @@ const maxImportParts = 8
 const maxImportField = 2048
 
 // ImportTimeout bounds the work of an import over HTTP, from when its file
-// has arrived (docs/export-import.md#limits): past it the import stops and
-// writes nothing. folio import has no such bound.
+// has arrived, its downloads apart (docs/export-import.md#limits): past it
+// the import stops and writes nothing. folio import has no such bound.
 const ImportTimeout = 2 * time.Minute
 
 // importBodyLimit bounds the import route's body: the file and the rest of
@@ -256,16 +255,16 @@ func uploadName(name string) string {
 // too long, 409 for a slug or URL another write took meanwhile. Nothing
 // was imported when it fails.
 func (b *Blog) runImport(r *http.Request, u *importUpload) (*ImportResult, error) {
-	ctx, cancel := context.WithTimeout(r.Context(), b.importTimeout)
-	defer cancel()
-	res, err := b.Import(ctx, u.file, u.size, u.opts)
+	opts := u.opts
+	opts.Timeout = b.importTimeout
+	res, err := b.Import(r.Context(), u.file, u.size, opts)
 	if err == nil {
 		return res, nil
 	}
 	switch {
 	case r.Context().Err() != nil:
 		return nil, r.Context().Err() // the client left: nobody to answer
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(err, errImportTimeout):
 		return nil, httpx.E(http.StatusRequestEntityTooLarge, fmt.Sprintf(
 			"the import did not finish within %s, so nothing was imported; split the export, or run folio import on the server", durationText(b.importTimeout)))
 	}

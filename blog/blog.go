@@ -12,6 +12,7 @@ import (
 
 	"folio/auth"
 	"folio/httpx"
+	"folio/httpx/outbound"
 	"folio/sqlstore"
 )
 
@@ -57,6 +58,14 @@ type Deps struct {
 	// host's janitor sweeps (its Deps.SpoolDir); empty: the system's
 	// temporary folder.
 	SpoolDir string
+	// Media, when not nil, keeps the files an import brings home
+	// (ImportOptions.Media): cmd/folio supplies the file host's upload
+	// pipeline. Without it such an import is refused.
+	Media MediaStore
+	// FetchAllow names the hosts and networks an import may download
+	// from although they are not of the open internet
+	// (import.fetch_allow, docs/export-import.md#bringing-images-home).
+	FetchAllow outbound.Allowlist
 }
 
 // StorageUsage reports what the file host stores, cheaply enough for a
@@ -112,6 +121,12 @@ type Blog struct {
 	instance      string        // tags the import's spool files (Deps.Instance)
 	spoolDir      string        // Deps.SpoolDir
 
+	// What imports bring home (import_media.go).
+	media       MediaStore         // Deps.Media
+	fetch       *outbound.Client   // made of mediaLimits and fetchAllow
+	fetchAllow  outbound.Allowlist // Deps.FetchAllow
+	mediaLimits mediaLimits        // smaller in tests
+
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
 	siteChanges     sqlstore.Counter
@@ -156,7 +171,11 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		importTimeout: ImportTimeout,
 		instance:      d.Instance,
 		spoolDir:      d.SpoolDir,
+		media:         d.Media,
+		fetchAllow:    d.FetchAllow,
+		mediaLimits:   defaultMediaLimits(),
 	}
+	b.fetch = b.mediaLimits.client(b.fetchAllow)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d)

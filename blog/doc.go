@@ -73,7 +73,10 @@
 // docs/export-import.md. Blog.Export (archive.go) writes the Folio
 // archive, reading through archive_store.go; Blog.Import (import.go) runs
 // an import in one transaction (importer), with a reader per format:
-// import_folio.go, import_ghost.go and import_wxr.go. import_limits.go
+// import_folio.go, import_ghost.go and import_wxr.go (with
+// import_wxr_site.go, the old site's address). import_media.go brings the
+// images an import references home through the file host (Deps.Media),
+// import_media_store.go remembers them. import_limits.go
 // bounds what an import reads; frontmatter.go writes and reads the
 // archive's front matter. archive_http.go holds the export and import
 // routes, and reads the import's form for them and for the console's

@@ -45,3 +45,11 @@ func (b *Blog) SetImportLimit(n int64) { b.importLimit = n }
 
 // SetImportTimeout bounds the work of an import over HTTP to d.
 func (b *Blog) SetImportTimeout(d time.Duration) { b.importTimeout = d }
+
+// SetMediaLimits bounds what an import brings home to files downloads of
+// at most fileSize bytes each, all within total, so that tests reach the
+// bounds with small files.
+func (b *Blog) SetMediaLimits(files int, fileSize int64, total time.Duration) {
+	b.mediaLimits.files, b.mediaLimits.fileSize, b.mediaLimits.total = files, fileSize, total
+	b.fetch = b.mediaLimits.client(b.fetchAllow)
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"folio/auth"
 	"folio/blog/htmltomd"
 	"folio/sqlstore"
 )
@@ -38,7 +39,18 @@ type ImportOptions struct {
 	// exports that do not say it (Ghost's __GHOST_URL__); "" when the
 	// export says it or has none.
 	MediaOrigin string
+	// MediaOwner is the id of the user who owns the files brought home;
+	// "" is the signed-in user of ctx (the administrator who imports
+	// through the API or the console).
+	MediaOwner string
+	// Timeout bounds the import's work, its downloads apart, which have
+	// their own (docs/export-import.md#limits); past it the import stops
+	// and writes nothing. 0: no bound (folio import).
+	Timeout time.Duration
 }
+
+// errImportTimeout: the import's work took longer than its Timeout.
+var errImportTimeout = errors.New("the import ran out of time")
 
 // MaxImportSize bounds the file an import reads (docs/export-import.md#limits).
 const MaxImportSize = 64 << 20
@@ -115,27 +127,53 @@ func (r *ImportResult) warn(format string, args ...any) {
 // images home. An *InputError means the file is at fault, an
 // *ExpandError that an archive holds more than the import limit; either
 // way nothing was written (docs/export-import.md). The import stops, and
-// writes nothing, once ctx ends: every read of the file checks it.
+// writes nothing, once ctx ends: every read of the file checks it. With
+// opts.Media the files are brought home before the transaction
+// (import_media.go); those stay in the file host, and are remembered, even
+// when the import then fails.
 func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts ImportOptions) (*ImportResult, error) {
 	format := opts.Format
-	if opts.Media {
-		return nil, inputErrorf("bringing images home is not available")
-	}
 	if size > b.importLimit {
 		return nil, &SizeError{Limit: b.importLimit}
 	}
-	r = ctxReaderAt{ctx: ctx, r: r}
+	origin, err := mediaOrigin(opts.MediaOrigin)
+	if err != nil {
+		return nil, err
+	}
+	owner := opts.MediaOwner
+	if opts.Media {
+		if b.media == nil {
+			return nil, inputErrorf("bringing images home needs the file host, which this blog has not")
+		}
+		if idn := auth.FromContext(ctx); owner == "" && idn != nil {
+			owner = idn.UserID
+		}
+		if owner == "" {
+			return nil, errors.New("blog: import: bringing images home needs the user who owns the files")
+		}
+	}
+	// The work's clock: it stops while the files are downloaded, which
+	// have their own bound.
+	work, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	clock := newImportClock(opts.Timeout, func() { stop(errImportTimeout) })
+	defer clock.stop()
+	fail := func(err error) (*ImportResult, error) {
+		if errors.Is(context.Cause(work), errImportTimeout) && ctx.Err() == nil {
+			return nil, errImportTimeout
+		}
+		return nil, err
+	}
+	r = ctxReaderAt{ctx: work, r: r}
 	if format == "" {
-		var err error
 		if format, err = detectFormat(r, size); err != nil {
-			return nil, err
+			return fail(err)
 		}
 	}
 	var src importSource
-	var err error
 	switch format {
 	case FormatFolio:
-		src, err = openFolioArchive(ctx, r, size, b.importLimit)
+		src, err = openFolioArchive(work, r, size, b.importLimit)
 	case FormatGhost:
 		src, err = openGhost(r, size)
 	case FormatWXR:
@@ -144,24 +182,40 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts Impor
 		return nil, inputErrorf("unknown format %q (want folio, ghost or wxr)", format)
 	}
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	res := &ImportResult{Format: format, Losses: map[string]int{}, Warnings: []string{}}
 	imp := &importer{b: b, res: res, summaryLength: b.settings.Get(ctx).Post.SummaryLength,
 		termIDs: map[string]string{}, posts: map[string]postMatch{}}
-	settings, err := src.settings(ctx, b)
+	settings, err := src.settings(work, b)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+	if opts.Media {
+		if imp.media, err = b.planMedia(work, src, origin); err != nil {
+			return fail(err)
+		}
+		clock.pause()
+		if work.Err() != nil {
+			return fail(work.Err())
+		}
+		if err := b.bringHome(ctx, imp.media, owner, res); err != nil {
+			return nil, err
+		}
+		clock.resume()
+	}
+	err = b.db.Tx(work, func(tx *sqlstore.Tx) error {
 		imp.tx = tx
-		return src.run(ctx, imp)
+		return src.run(work, imp)
 	})
+	if err == nil && imp.media != nil {
+		imp.media.untold(res)
+	}
 	if err != nil {
 		if own := ownError(err); own != nil {
-			return nil, own
+			return fail(own)
 		}
-		return nil, fmt.Errorf("blog: import: %w", err)
+		return fail(fmt.Errorf("blog: import: %w", err))
 	}
 	// The commit is the point of no return: what follows it is done even
 	// if ctx ends now, so that an import is never half applied.
@@ -217,6 +271,11 @@ type importer struct {
 	termIDs       map[string]string    // "categories/slug" → id of a live term
 	posts         map[string]postMatch // slug → what the import made of it
 	wrote         bool
+	// media is what the import brings home: gathered by a first run that
+	// is collecting (no transaction, nothing written, the result thrown
+	// away), then applied to each post and page of the second.
+	media      *mediaPlan
+	collecting bool
 }
 
 // postMatch is what a post's slug stands for in this import: the post to
@@ -235,6 +294,9 @@ type importTerm struct {
 // term returns the id of the live term with t's slug, creating it when
 // there is none; "" (with a warning) when t cannot be a term.
 func (imp *importer) term(ctx context.Context, table termTable, t importTerm) (string, error) {
+	if imp.collecting {
+		return "", nil
+	}
 	count := &imp.res.Categories
 	kind := "category"
 	if table == tags {
@@ -286,7 +348,7 @@ func (imp *importer) term(ctx context.Context, table termTable, t importTerm) (s
 // termID is the id of a term the export refers to by slug alone; "" with
 // a warning when it is neither in the export nor in the blog.
 func (imp *importer) termID(ctx context.Context, table termTable, slug, of string) (string, error) {
-	if slug == "" {
+	if slug == "" || imp.collecting {
 		return "", nil
 	}
 	if id, ok := imp.termIDs[string(table)+"/"+slug]; ok {
@@ -354,6 +416,12 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 	if p.Slug, ok = imp.slug(p.Slug, p.Title, p.Origin); !ok {
 		return nil
 	}
+	if imp.collecting {
+		imp.media.collect(imp.b, p.Markdown, p.CoverImage, p.Origin)
+		return nil
+	}
+	var left []string // addresses of it that were not brought home
+	p.Markdown, p.CoverImage, left = imp.media.apply(imp.b, p.Markdown, p.CoverImage)
 	if _, seen := imp.posts[p.Slug]; seen {
 		imp.res.warn("%s skipped: the export has another post with slug %q", p.Origin, p.Slug)
 		return nil
@@ -417,7 +485,7 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		return err
 	}
 	imp.res.Posts.Created++
-	imp.changes(&imp.res.Posts, p.Origin, p.Notes, p.Losses)
+	imp.changes(&imp.res.Posts, p.Origin, append(p.Notes, imp.media.notes(left)...), p.Losses)
 	imp.wrote = true
 	imp.posts[p.Slug] = postMatch{id: sp.id}
 	return nil
@@ -461,6 +529,12 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 	if p.Slug, ok = imp.slug(p.Slug, p.Title, p.Origin); !ok {
 		return nil
 	}
+	if imp.collecting {
+		imp.media.collect(imp.b, p.Markdown, "", p.Origin)
+		return nil
+	}
+	var left []string
+	p.Markdown, _, left = imp.media.apply(imp.b, p.Markdown, "")
 	title, content, err := pageTextBySlug(ctx, imp.tx, p.Slug)
 	switch {
 	case err == nil:
@@ -520,7 +594,7 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 		return err
 	}
 	imp.res.Pages.Created++
-	imp.changes(&imp.res.Pages, p.Origin, p.Notes, p.Losses)
+	imp.changes(&imp.res.Pages, p.Origin, append(p.Notes, imp.media.notes(left)...), p.Losses)
 	imp.wrote = true
 	return nil
 }
@@ -535,6 +609,9 @@ type importComment struct {
 // comment adds c to its post unless the post already has a comment by the
 // same author at the same time with the same content.
 func (imp *importer) comment(ctx context.Context, c importComment) error {
+	if imp.collecting {
+		return nil
+	}
 	m, ok := imp.posts[c.Post]
 	if !ok {
 		id, err := postIDBySlug(ctx, imp.tx, c.Post)
@@ -603,6 +680,9 @@ func (imp *importer) comment(ctx context.Context, c importComment) error {
 
 // link adds a friend link unless a live one has its URL.
 func (imp *importer) link(ctx context.Context, l archiveLink, origin string) error {
+	if imp.collecting {
+		return nil
+	}
 	in := linkInput{Name: l.Name, URL: l.URL, Description: l.Description, Logo: l.Logo, Sort: l.Sort, Status: l.Status}
 	if err := in.validate(); err != nil {
 		imp.res.warn("%s skipped: %v", origin, err)

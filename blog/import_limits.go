@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // maxArchiveEntries bounds the files of an archive. archive/zip reads the
@@ -190,4 +191,44 @@ func countHeaders(r io.ReaderAt, size, off int64, limit int) int {
 		n++
 	}
 	return n
+}
+
+// importClock bounds an import's work by ImportOptions.Timeout, and stops
+// while the import downloads files, which have their own bound
+// (docs/export-import.md#limits). A zero Timeout makes a clock that never
+// runs out.
+type importClock struct {
+	timer *time.Timer
+	left  time.Duration
+	since time.Time
+}
+
+// newImportClock starts a clock that calls expire once d of work has
+// passed.
+func newImportClock(d time.Duration, expire func()) *importClock {
+	c := &importClock{}
+	if d > 0 {
+		c.left, c.since = d, time.Now()
+		c.timer = time.AfterFunc(d, expire)
+	}
+	return c
+}
+
+func (c *importClock) pause() {
+	if c.timer != nil && c.timer.Stop() {
+		c.left -= time.Since(c.since)
+	}
+}
+
+func (c *importClock) resume() {
+	if c.timer != nil {
+		c.since = time.Now()
+		c.timer.Reset(max(c.left, 0))
+	}
+}
+
+func (c *importClock) stop() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }

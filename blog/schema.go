@@ -161,5 +161,16 @@ func migrations() []sqlstore.Migration {
 				PRIMARY KEY (kind, old_slug)
 			)`,
 		)},
+		// The files imports brought home: an old site's address and the
+		// link of its copy in the file host, so that importing again
+		// fetches nothing twice and writes the same Markdown
+		// (docs/export-import.md#bringing-images-home).
+		{Name: "imported media", Up: sqlstore.Statements(
+			`CREATE TABLE import_media (
+				source_url TEXT PRIMARY KEY,
+				link TEXT NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+		)},
 	}
 }

@@ -24,6 +24,10 @@
 //     multipart reading), upload_stream.go (the one streaming pass that
 //     hashes and writes), upload_store.go (de-duplication, the quota
 //     check, the record).
+//   - Files other parts of Folio fetch, through the same pipeline (the
+//     blog's import bringing an old site's images home, which cmd/folio
+//     hands ImportMedia and MediaExists): import_media.go,
+//     import_media_store.go.
 //   - Lsky Pro's profile, strategies, image list and image deletion:
 //     lsky_profile_http.go, lsky_images_http.go, lsky_images_store.go.
 //   - Files and albums: files.go, files_http.go, files_store.go; albums.go,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"folio/auth"
@@ -87,6 +88,9 @@ type Service struct {
 	missLimit *httpx.RateLimiter
 
 	metrics Metrics
+	// importMu makes ImportMedia's files one at a time past their
+	// download, so that identical ones find each other.
+	importMu sync.Mutex
 }
 
 // New migrates the file host's tables and returns the service. The auth

@@ -140,7 +140,7 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 				continue // NextPart skips the rest of it
 			}
 			b.taken++
-			in, err := s.receive(r.Context(), p, set, r.ContentLength)
+			in, err := s.receive(r.Context(), p.FileName(), p, set, r.ContentLength)
 			if err != nil {
 				b.failed = cleanName(p.FileName())
 				return files, nil, err
@@ -275,11 +275,12 @@ func bodyError(err error) error {
 	return &httpx.Error{Status: http.StatusBadRequest, Code: 40000, Msg: "malformed or interrupted multipart body", Err: err}
 }
 
-// receive streams the file part into a temp file, checking the type
-// against the settings on the first chunk and the size throughout. The
-// part is at most bodySize bytes (-1: unknown).
-func (s *Service) receive(ctx context.Context, p *multipart.Part, set UploadSettings, bodySize int64) (*incoming, error) {
-	in := &incoming{originName: cleanName(p.FileName())}
+// receive streams a file called name (a file part's, or an imported
+// file's) from p into a temp file, checking the type against the settings
+// on the first chunk and the size throughout. The content is at most
+// bodySize bytes (-1: unknown).
+func (s *Service) receive(ctx context.Context, name string, p io.Reader, set UploadSettings, bodySize int64) (*incoming, error) {
+	in := &incoming{originName: cleanName(name)}
 	in.ext = nameExt(in.originName)
 	if in.ext != "" && slices.Contains(set.ForbiddenExts, in.ext) {
 		return nil, &forbiddenType{"." + in.ext}

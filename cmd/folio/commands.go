@@ -168,13 +168,16 @@ func commands() []command {
 		},
 		{
 			name:     "import",
-			synopsis: "folio import [-config PATH] [-format folio|ghost|wxr] FILE",
+			synopsis: "folio import [-config PATH] [-format folio|ghost|wxr] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE",
 			summary:  "import a Folio archive, a Ghost JSON export or a WordPress WXR export",
 			help: "Imports posts, pages, categories, tags, approved comments, friend links and " +
 				"settings from FILE: a Folio archive (folio export), a Ghost JSON export or a " +
 				"WordPress WXR export, recognised from the file unless -format names it. " +
-				"Importing the same file twice adds nothing. Running servers see the import on " +
-				"their next request (docs/export-import.md).",
+				"With -media, the images and files the content references are downloaded into " +
+				"the file host, owned by the administrator, and the content links to them there; " +
+				"the database must be one folio serve has set up. " +
+				"Importing the same file twice adds nothing and downloads nothing twice. Running " +
+				"servers see the import on their next request (docs/export-import.md).",
 			config:  true,
 			minArgs: 1,
 			maxArgs: 1,

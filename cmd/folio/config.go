@@ -18,6 +18,7 @@ import (
 
 	"folio/auth"
 	"folio/httpx"
+	"folio/httpx/outbound"
 	"folio/sqlstore"
 	"folio/storage"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	LogLevel       slog.Level
 	LogFormat      string
 	MetricsAddr    string // empty: no metrics listener
+	// FetchAllow names what an import may download from although it is
+	// not of the open internet (import.fetch_allow).
+	FetchAllow outbound.Allowlist
 
 	AdminEnabled      bool
 	AdminUsername     string
@@ -152,6 +156,14 @@ func options() []option {
 				}
 			}
 			c.MetricsAddr = v
+			return nil
+		}},
+		{"import.fetch_allow", "", "hosts, addresses and CIDR prefixes an import may download images from although they are loopback, private or link-local (e.g. 10.0.0.0/8, old.internal); empty: the open internet only", func(c *Config, v string) error {
+			a, err := outbound.ParseAllowlist(v)
+			if err != nil {
+				return fmt.Errorf("want a comma-separated list of hosts, addresses and CIDR prefixes: %v", err)
+			}
+			c.FetchAllow = a
 			return nil
 		}},
 		{"admin.enabled", "true", "whether the administrator may log in", func(c *Config, v string) error {

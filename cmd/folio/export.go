@@ -76,6 +76,7 @@ func exportTo(ctx context.Context, cfg *Config, path string, logger *slog.Logger
 // (warnings included), 1 failed, 2 usage error.
 func setupImport(fs *flag.FlagSet) func(*invocation) int {
 	format := fs.String("format", "", "the file's `FORMAT`: folio, ghost or wxr (default: recognised from the file)")
+	media := defineMediaFlags(fs)
 	return func(inv *invocation) int {
 		switch *format {
 		case "", blog.FormatFolio, blog.FormatGhost, blog.FormatWXR:
@@ -83,11 +84,15 @@ func setupImport(fs *flag.FlagSet) func(*invocation) int {
 			fmt.Fprintf(inv.stderr, "folio import: unknown -format %q (want folio, ghost or wxr)\n", *format)
 			return exitUsage
 		}
-		return runImport(inv, *format)
+		if _, err := media.check(); err != nil {
+			fmt.Fprintln(inv.stderr, "folio import:", err)
+			return exitUsage
+		}
+		return runImport(inv, *format, media)
 	}
 }
 
-func runImport(inv *invocation, format string) int {
+func runImport(inv *invocation, format string, media importMediaFlags) int {
 	stdout, stderr := inv.stdout, inv.stderr
 	path := inv.args[0]
 	f, err := os.Open(path)
@@ -107,13 +112,20 @@ func runImport(inv *invocation, format string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	b, db, closeBlog, err := openBlog(ctx, cfg, true, newLogger(cfg, stderr))
+	logger := newLogger(cfg, stderr)
+	opts := blog.ImportOptions{Format: format, Media: *media.media, MediaOrigin: *media.from}
+	var extras blogExtras
+	if opts.Media {
+		allow, _ := media.check() // checked by setupImport
+		extras = mediaExtras(cfg, logger, *media.owner, allow, &opts.MediaOwner)
+	}
+	b, db, closeBlog, err := openBlogWith(ctx, cfg, true, logger, extras)
 	if err != nil {
 		fmt.Fprintln(stderr, "folio import:", err)
 		return 1
 	}
 	defer closeBlog()
-	res, err := b.Import(ctx, f, st.Size(), blog.ImportOptions{Format: format})
+	res, err := b.Import(ctx, f, st.Size(), opts)
 	var ie *blog.InputError
 	var se *blog.SizeError
 	switch {
@@ -175,6 +187,16 @@ func printImport(w io.Writer, path string, r *blog.ImportResult) {
 // settings and page templates the server would use. No administrator is
 // set up: the command serves nothing.
 func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger) (*blog.Blog, *sqlstore.DB, func(), error) {
+	return openBlogWith(ctx, cfg, create, logger, nil)
+}
+
+// blogExtras adds to a command's blog what it needs besides (folio import
+// -media: the file host); what it returns runs before the database
+// closes.
+type blogExtras func(ctx context.Context, db *sqlstore.DB, settings settingsGroups, d *blog.Deps) (func(), error)
+
+// openBlogWith is openBlog with extras, which may be nil.
+func openBlogWith(ctx context.Context, cfg *Config, create bool, logger *slog.Logger, extras blogExtras) (*blog.Blog, *sqlstore.DB, func(), error) {
 	if !create && (cfg.DBDriver == "sqlite" || cfg.DBDriver == "sqlite3" || cfg.DBDriver == "") {
 		// Opening a SQLite file that is not there would create it.
 		path, _, _ := strings.Cut(strings.TrimPrefix(cfg.DBDSN, "file:"), "?")
@@ -205,12 +227,23 @@ func openBlog(ctx context.Context, cfg *Config, create bool, logger *slog.Logger
 	if cfg.ThemeDir != "" {
 		pages = overlayFS{top: os.DirFS(cfg.ThemeDir), base: templates.FS}
 	}
-	b, err := blog.New(ctx, blog.Deps{DB: db, Settings: settings.blog, Templates: pages, Logger: logger, EnqueueOnly: true})
+	deps := blog.Deps{DB: db, Settings: settings.blog, Templates: pages, Logger: logger, EnqueueOnly: true}
+	closeExtras := func() {}
+	if extras != nil {
+		c, err := extras(ctx, db, settings, &deps)
+		if err != nil {
+			return fail(err)
+		}
+		closeExtras = c
+	}
+	b, err := blog.New(ctx, deps)
 	if err != nil {
+		closeExtras()
 		return fail(err)
 	}
 	return b, db, func() {
 		_ = b.Close(context.Background()) // runs no AI job (EnqueueOnly)
+		closeExtras()
 		db.Close()
 	}, nil
 }

@@ -113,7 +113,7 @@ func TestExportAndImportCommandsRefuseBadUsage(t *testing.T) {
 		{"export with an unknown flag", []string{"export", "-zip", "a.zip"}, 2, "flag provided but not defined: -zip"},
 		{"export into a missing folder", []string{"export", "-config", conf, filepath.Join(t.TempDir(), "no", "a.zip")}, 1, "folio export: open "},
 		{"export of a missing database", []string{"export", "-config", missingDB, filepath.Join(t.TempDir(), "a.zip")}, 1, "folio export: database: stat "},
-		{"import without a file", []string{"import", "-config", conf}, 2, "folio import: missing argument\nusage: folio import [-config PATH] [-format folio|ghost|wxr] FILE"},
+		{"import without a file", []string{"import", "-config", conf}, 2, "folio import: missing argument\nusage: folio import [-config PATH] [-format folio|ghost|wxr] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE"},
 		{"import of an unknown format", []string{"import", "-config", conf, "-format", "blogger", notes}, 2, `folio import: unknown -format "blogger" (want folio, ghost or wxr)`},
 		{"import of a missing file", []string{"import", "-config", conf, filepath.Join(t.TempDir(), "gone.zip")}, 1, "folio import: open "},
 		{"import of a folder", []string{"import", "-config", conf, t.TempDir()}, 1, "is not a regular file"},

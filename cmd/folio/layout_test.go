@@ -23,6 +23,7 @@ var mayImport = map[string][]string{
 	"sqlstore/sqlstoretest": {"sqlstore"},
 	"httpx":                 {"sqlstore"},
 	"httpx/httpxtest":       {"httpx", "sqlstore"},
+	"httpx/outbound":        {},
 	"auth/qr":               {},
 	"auth":                  {"auth/qr", "httpx", "sqlstore", "templates"},
 	"auth/authtest":         {"auth", "auth/qr", "httpx", "sqlstore", "templates"},
@@ -30,10 +31,10 @@ var mayImport = map[string][]string{
 	"blog/ghostdoc":         {},
 	"blog/htmltomd":         {},
 	"blog/linediff":         {},
-	"blog":                  {"auth", "blog/ai", "blog/ghostdoc", "blog/htmltomd", "blog/linediff", "httpx", "sqlstore", "storage", "templates"},
+	"blog":                  {"auth", "blog/ai", "blog/ghostdoc", "blog/htmltomd", "blog/linediff", "httpx", "httpx/outbound", "sqlstore", "storage", "templates"},
 	"filehost/imagemeta":    {},
 	"filehost":              {"auth", "filehost/imagemeta", "httpx", "sqlstore", "storage", "templates"},
-	"cmd/folio":             {"auth", "blog", "blog/ai", "filehost", "httpx", "sqlstore", "storage", "templates"},
+	"cmd/folio":             {"auth", "blog", "blog/ai", "filehost", "httpx", "httpx/outbound", "sqlstore", "storage", "templates"},
 	"cmd/folio-bench":       {"auth", "blog", "blog/ai", "filehost", "httpx", "sqlstore", "storage", "templates"},
 
 	// Made files for the tests of filehost/imagemeta and of the uploads

@@ -18,17 +18,31 @@ import (
 // until Close, which then deletes its row: a clean stop is seen as one at
 // once, not 45 seconds later.
 func (a *app) registerInstance(ctx context.Context, logger *slog.Logger) (*sqlstore.Instances, *sqlstore.Instance, error) {
-	instances := sqlstore.NewInstances(a.db)
+	instances, inst, unregister, err := registerProcess(ctx, a.db, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.closers = append(a.closers, unregister)
+	return instances, inst, nil
+}
+
+// registerProcess registers this process in db's instance registry and
+// keeps its heartbeat going until unregister, which stops it and deletes
+// the row: a server's, and a command's that stores files (folio import
+// -media), whose storage intents a janitor must not take for a dead
+// process's.
+func registerProcess(ctx context.Context, db *sqlstore.DB, logger *slog.Logger) (_ *sqlstore.Instances, _ *sqlstore.Instance, unregister func(context.Context), _ error) {
+	instances := sqlstore.NewInstances(db)
 	if instances.Host == "" {
 		logger.Warn("no host identity (/proc unreadable): dead processes are recognised by their heartbeat only, after 45 seconds")
 	}
 	inst, err := instances.Register(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if err := waitForScope(ctx, a.db, instances, logger); err != nil {
+	if err := waitForScope(ctx, db, instances, logger); err != nil {
 		instances.Unregister(context.WithoutCancel(ctx), inst)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	beatCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -36,14 +50,13 @@ func (a *app) registerInstance(ctx context.Context, logger *slog.Logger) (*sqlst
 		defer close(done)
 		instances.RunHeartbeat(beatCtx, inst, func(err error) { logger.Warn("instance heartbeat", "err", err) })
 	}()
-	a.closers = append(a.closers, func(ctx context.Context) {
+	return instances, inst, func(ctx context.Context) {
 		stop()
 		<-done
 		if err := instances.Unregister(ctx, inst); err != nil {
 			logger.Warn("unregister instance", "err", err)
 		}
-	})
-	return instances, inst, nil
+	}, nil
 }
 
 // waitForScope holds the start of a PostgreSQL process that finds a live

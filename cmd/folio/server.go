@@ -98,11 +98,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	a.auth = authSvc
 	a.background(ctx, (&auditPruner{db: db, instances: instances, holder: inst.ID, auth: authSvc, logger: logger}).run)
-	store, err := openStore(cfg, inst.ID)
+	fhDeps, err := fileHostDeps(ctx, cfg, db, authSvc, settings.upload, inst, instances, logger)
 	if err != nil {
-		return fail(err)
-	}
-	if err := checkBucket(ctx, store); err != nil {
 		return fail(err)
 	}
 	site := a.settings.Site
@@ -119,9 +116,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings.upload, Store: store, Logger: logger,
-		Console: console, Public: public, SiteName: siteName, Instance: inst.ID, Instances: instances, Metrics: files,
-		Redirect: storeRedirects(cfg)})
+	fhDeps.Console, fhDeps.Public, fhDeps.SiteName, fhDeps.Metrics = console, public, siteName, files
+	fh, err := filehost.New(ctx, fhDeps)
 	if err != nil {
 		return fail(err)
 	}
@@ -137,7 +133,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
-		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: fh})
+		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: fh,
+		Media: fh, FetchAllow: cfg.FetchAllow})
 	if err != nil {
 		return fail(err)
 	}
@@ -238,6 +235,24 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 		return err
 	}
 	return nil
+}
+
+// fileHostDeps are the file host's Deps for a process of cfg, serving or
+// running a command that stores files (folio import -media): the
+// configured storage, its bucket checked, tagged by the registered
+// process inst. A server adds its pages and metrics.
+func fileHostDeps(ctx context.Context, cfg *Config, db *sqlstore.DB, authSvc *auth.Service,
+	upload *sqlstore.Group[filehost.UploadSettings], inst *sqlstore.Instance, instances *sqlstore.Instances,
+	logger *slog.Logger) (filehost.Deps, error) {
+	store, err := openStore(cfg, inst.ID)
+	if err != nil {
+		return filehost.Deps{}, err
+	}
+	if err := checkBucket(ctx, store); err != nil {
+		return filehost.Deps{}, err
+	}
+	return filehost.Deps{DB: db, Auth: authSvc, Settings: upload, Store: store, Logger: logger,
+		Instance: inst.ID, Instances: instances, Redirect: storeRedirects(cfg)}, nil
 }
 
 // storageUsage hands the file host's totals to the blog's dashboard: the
