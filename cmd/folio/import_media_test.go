@@ -380,3 +380,46 @@ func TestImportCommandMediaFlags(t *testing.T) {
 		t.Errorf("refused imports wrote %d posts and made %d requests", n, old.total())
 	}
 }
+
+// TestImportAPIBringsImagesHomeForTheSignedInAdministrator: the API's
+// fields media and from do what the command's flags do, the files are the
+// signed-in administrator's, and the server's import.fetch_allow is the
+// allowlist.
+func TestImportAPIBringsImagesHomeForTheSignedInAdministrator(t *testing.T) {
+	old := newMediaOldSite(t)
+	db := sqlstoretest.NewConfig(t)
+	_, c := newTestAppOn(t, db, "FOLIO_STORAGE_DIR="+t.TempDir(), "FOLIO_UPLOAD_MAX_FILE_SIZE="+maxTestFile,
+		"FOLIO_IMPORT_FETCH_ALLOW=127.0.0.1")
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
+		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	export, err := os.ReadFile(old.exportFor(t, "ghost.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Media struct{ Created, Skipped, Changed int } `json:"media"`
+	}
+	httpxtest.Into(t, c.Upload("/api/v1/admin/import", "file", "ghost.json", export, "media", "1", "from", old.URL+"/blog").Expect(200).B().Data, &res)
+	if res.Media.Created != 3 || res.Media.Changed != 0 {
+		t.Fatalf("media %+v", res.Media)
+	}
+	var p struct {
+		ContentMarkdown string `json:"content_markdown"`
+		CoverImage      string `json:"cover_image"`
+	}
+	httpxtest.Into(t, c.Do("GET", "/api/v1/admin/posts/slug/a-cat-on-the-desk", nil).Expect(200).B().Data, &p)
+	d := destinations(p.ContentMarkdown)
+	if len(d) != 3 || !strings.HasPrefix(d[0], "/i/") || !strings.HasPrefix(p.CoverImage, "/i/") {
+		t.Fatalf("destinations %q, cover %q", d, p.CoverImage)
+	}
+	want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.files["/blog/content/images/2024/11/cat.jpg"])))
+	if got := c.Clone().Do("GET", d[0], nil).Expect(200).Body; !bytes.Equal(got, want) {
+		t.Error("the short link does not serve the old site's picture")
+	}
+	// Importing again downloads nothing: the files are home already.
+	before := old.total()
+	httpxtest.Into(t, c.Upload("/api/v1/admin/import", "file", "ghost.json", export, "media", "1", "from", old.URL+"/blog").Expect(200).B().Data, &res)
+	if res.Media.Created != 0 || res.Media.Skipped != 3 || old.total() != before {
+		t.Errorf("second import: media %+v, %d requests", res.Media, old.total()-before)
+	}
+}
