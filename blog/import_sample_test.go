@@ -113,7 +113,8 @@ func TestImportOfAWordPressExport(t *testing.T) {
 	}
 	wantPosts := map[string]postSummary{
 		"a-week-in-rome": {Slug: "a-week-in-rome", Title: "A week in Rome", Status: "published", Published: "2024-11-20T12:00:00Z",
-			Summary: "Our week in Rome.", Category: "travel", Tags: []string{"italy", "pasta"}, ShowComments: true},
+			Summary: "Our week in Rome.", Category: "travel", Tags: []string{"italy", "pasta"}, ShowComments: true,
+			Cover: "https://wp.example.org/wp-content/uploads/2024/11/rome.jpg"},
 		"notes-for-later": {Slug: "notes-for-later", Title: "Notes for later", Status: "draft", Category: "uncategorized",
 			Summary: "1. Not a list, just a number. Pack Go", Tags: []string{}},
 	}
@@ -124,7 +125,7 @@ func TestImportOfAWordPressExport(t *testing.T) {
 	data(t, e.admin.Do("GET", "/api/v1/admin/posts/slug/a-week-in-rome", nil), 200, &p)
 	wantMD := "We spent a week in **Rome**.\\\nIt was *wonderful*.\n\nThings we loved:\n\n- The [Forum](https://example.org/forum)\n- Gelato\n\n" +
 		"![The Colosseum](https://wp.example.org/wp-content/uploads/2024/11/rome.jpg)\n\n" +
-		"<table>\n<tr><th>Day</th><th>Sight</th></tr>\n<tr><td>1</td><td>Colosseum</td></tr>\n</table>\n\nMore soon.\n"
+		"<table>\n<tr>\n<th>Day</th>\n<th>Sight</th>\n</tr>\n<tr>\n<td>1</td>\n<td>Colosseum</td>\n</tr>\n</table>\n\nMore soon.\n"
 	if *p.ContentMarkdown != wantMD {
 		t.Fatalf("content\n got %q\nwant %q", *p.ContentMarkdown, wantMD)
 	}
