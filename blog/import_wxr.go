@@ -8,7 +8,6 @@ import (
 	"html"
 	"io"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -460,13 +459,36 @@ type wxrBody struct {
 	losses map[string]int // what the preparation could not keep, by kind
 }
 
-// The marks WordPress's editors put in content: where the teaser ends
-// (<!--more-->, maybe with the link's text, in the block editor inside
-// its own block) and where a post's next page begins.
-var (
-	wxrMore     = regexp.MustCompile(`(?:<!-- wp:more\b.*?-->\s*)?<!--more.*?-->(?:\s*<!-- /wp:more -->)?`)
-	wxrNextPage = regexp.MustCompile(`(?:<!-- wp:nextpage\b.*?-->\s*)?<!--nextpage-->(?:\s*<!-- /wp:nextpage -->)?`)
-)
+// findMark finds the first of WordPress's marks in content at or after
+// from: <!--nextpage-->, or <!--more--> which may hold the link's own text
+// (<!--more Read on-->). The block editor puts a mark inside a block of
+// its own (<!-- wp:more -->…<!-- /wp:more -->), taken with it. It returns
+// where the mark, or its block, begins and ends; -1 when there is none.
+func findMark(content, name string, from int) (start, end int) {
+	at := strings.Index(content[from:], "<!--"+name)
+	if at < 0 {
+		return -1, -1
+	}
+	start = from + at
+	closeAt := strings.Index(content[start:], "-->")
+	if closeAt < 0 || strings.Contains(content[start:start+closeAt], "\n") {
+		return findMark(content, name, start+1)
+	}
+	end = start + closeAt + len("-->")
+	before := strings.TrimRight(content[:start], " \t\n")
+	if strings.HasSuffix(before, "-->") {
+		// Only the line before is looked at: the block's comment is one.
+		line := before[strings.LastIndexByte(before, '\n')+1:]
+		if i := strings.Index(line, "<!-- wp:"+name); i >= 0 && !strings.Contains(line[i+len("<!-- wp:")+len(name):len(line)-3], "-->") {
+			start = len(before) - len(line) + i
+		}
+	}
+	after := strings.TrimLeft(content[end:], " \t\n")
+	if closer := "<!-- /wp:" + name + " -->"; strings.HasPrefix(after, closer) {
+		end = len(content) - len(after) + len(closer)
+	}
+	return start, end
+}
 
 // body prepares an item's content as WordPress would show it: the pages
 // of a paginated post joined, the teaser split off at the first more
@@ -478,14 +500,24 @@ func (w *wxrExport) body(content, id string) (b wxrBody, ok bool) {
 	content = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(content)
 	blocks := strings.Contains(content, "<!-- wp:")
 	b.losses = map[string]int{}
-	if pages := wxrNextPage.FindAllStringIndex(content, -1); len(pages) > 0 {
-		b.losses[lossNextPage] = len(pages)
-		content = wxrNextPage.ReplaceAllString(content, "\n\n")
+	var joined strings.Builder
+	from := 0
+	for {
+		start, end := findMark(content, "nextpage", from)
+		if start < 0 {
+			break
+		}
+		b.losses[lossNextPage]++
+		joined.WriteString(content[from:start] + "\n\n")
+		from = end
+	}
+	if from > 0 {
+		content = joined.String() + content[from:]
 	}
 	before := ""
-	if loc := wxrMore.FindStringIndex(content); loc != nil {
-		before, b.more = content[:loc[0]], true
-		content = content[:loc[0]] + content[loc[1]:]
+	if start, end := findMark(content, "more", 0); start >= 0 {
+		before, b.more = content[:start], true
+		content = content[:start] + content[end:]
 	}
 	prepare := func(s string, losses map[string]int) (string, bool) {
 		s, ok := expandShortcodes(s, id, &w.media, losses, w.unknown)

@@ -38,8 +38,7 @@ func autop(text string) string {
 	// Two line breaks in a row make a paragraph break.
 	text = autopDoubleBR.ReplaceAllString(text, "\n\n")
 	// Blocks stand apart from the text around them.
-	text = autopBlockOpen.ReplaceAllString(text, "\n\n$1")
-	text = autopBlockClose.ReplaceAllString(text, "$1\n\n")
+	text = apartBlocks(text)
 	text = autopHR.ReplaceAllString(text, "$1\n\n")
 	text = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(text)
 	// Newlines inside tags and comments are no text: kept aside.
@@ -59,7 +58,7 @@ func autop(text string) string {
 		text = autopMediaSource.ReplaceAllString(text, "$1")
 	}
 	if strings.Contains(text, "<figcaption") {
-		text = autopFigcaptionOpen.ReplaceAllString(text, "$1")
+		text = trimBefore(text, "<figcaption")
 		text = autopFigcaptionClose.ReplaceAllString(text, "</figcaption>")
 	}
 	text = autopManyBreaks.ReplaceAllString(text, "\n\n")
@@ -74,20 +73,20 @@ func autop(text string) string {
 	text = b.String()
 	// …unless it is a block, or holds nothing.
 	text = autopEmptyP.ReplaceAllString(text, "")
-	text = autopUnclosedP.ReplaceAllString(text, "<p>$1</p></$2>")
-	text = autopBlockInP.ReplaceAllString(text, "$1")
+	text = closeParagraphs(text)
+	text = unwrapBlocks(text, "<p>", "</p>")
 	text = autopLiInP.ReplaceAllString(text, "$1")
 	text = autopQuoteOpen.ReplaceAllString(text, "<blockquote$1><p>")
 	text = strings.ReplaceAll(text, "</blockquote></p>", "</p></blockquote>")
-	text = autopPBeforeBlock.ReplaceAllString(text, "$1")
-	text = autopPAfterBlock.ReplaceAllString(text, "$1")
+	text = unwrapBlocks(text, "<p>", "")
+	text = unwrapBlocks(text, "", "</p>")
 	// A newline left inside a paragraph is a line break, except in
 	// elements whose newlines mean nothing to the reader.
 	text = preserveNewlines(text)
 	text = strings.NewReplacer("<br>", "<br />", "<br/>", "<br />").Replace(text)
 	text = lineBreaks(text)
 	text = strings.ReplaceAll(text, "<WPPreserveNewline />", "\n")
-	text = autopBRAfterBlock.ReplaceAllString(text, "$1")
+	text = unwrapBlocks(text, "", "<br />")
 	text = autopBRBeforeBlock.ReplaceAllString(text, "$1")
 	if strings.HasSuffix(text, "\n</p>") {
 		text = strings.TrimSuffix(text, "\n</p>") + "</p>"
@@ -116,13 +115,136 @@ func autop(text string) string {
 func preHolder(i int) string { return "<pre wp-pre-tag-" + strconv.Itoa(i) + "></pre>" }
 
 // autopBlocks are the elements WordPress's autop takes for blocks.
-const autopBlocks = `(?:table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|footer|nav|figure|figcaption|details|menu|summary)`
+var autopBlocks = []string{"table", "thead", "tfoot", "caption", "col", "colgroup", "tbody", "tr", "td", "th", "div", "dl", "dd",
+	"dt", "ul", "ol", "li", "pre", "form", "map", "area", "blockquote", "address", "math", "style", "p", "h1", "h2", "h3", "h4",
+	"h5", "h6", "hr", "fieldset", "legend", "section", "article", "aside", "hgroup", "header", "footer", "nav", "figure",
+	"figcaption", "details", "menu", "summary"}
+
+// The steps of autop that look for block tags are written out rather than
+// as regular expressions: Go's, which cannot skip ahead to a tag name
+// that is one of many, read each byte with every alternative, and made
+// autop read a megabyte a second.
+
+// blockAt: s begins with the name of a block element, the way WordPress's
+// pattern </?(?:table|…)[^>]*> matches one: as a prefix, so that <pre>
+// and <param> match p too.
+func blockAt(s string) bool {
+	for _, b := range autopBlocks {
+		if strings.HasPrefix(s, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockIs: s begins with a block element's whole name, then end.
+func blockIs(s string, end func(byte) bool) (n int, ok bool) {
+	for _, b := range autopBlocks {
+		if strings.HasPrefix(s, b) && len(s) > len(b) && end(s[len(b)]) {
+			return len(b), true
+		}
+	}
+	return 0, false
+}
+
+// apartBlocks puts a blank line before every block's start tag and after
+// every block's end tag: (<blocks[\s/>]) and (</blocks>).
+func apartBlocks(text string) string {
+	var b strings.Builder
+	from := 0
+	for i := strings.IndexByte(text, '<'); i >= 0; {
+		rest := text[i+1:]
+		if n, ok := blockIs(rest, func(c byte) bool { return isSpace(c) || c == '/' || c == '>' }); ok && n > 0 {
+			b.WriteString(text[from:i] + "\n\n")
+			from = i
+		} else if strings.HasPrefix(rest, "/") {
+			if n, ok := blockIs(rest[1:], func(c byte) bool { return c == '>' }); ok {
+				end := i + 1 + 1 + n + 1
+				b.WriteString(text[from:end] + "\n\n")
+				from = end
+			}
+		}
+		next := strings.IndexByte(text[i+1:], '<')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	if from == 0 {
+		return text
+	}
+	return b.String() + text[from:]
+}
+
+// unwrapBlocks removes before (and white space) in front of a block's tag
+// and (white space and) after behind it: where both are given, only
+// around a tag that has both; where one is "", around tags that have the
+// other. WordPress's <p>\s*(</?blocks[^>]*>)\s*</p>, <p>\s*(…) and
+// (…)\s*</p>.
+func unwrapBlocks(text, before, after string) string {
+	var b strings.Builder
+	from, i := 0, 0
+	for {
+		var start, tag int
+		if before != "" {
+			at := strings.Index(text[i:], before)
+			if at < 0 {
+				break
+			}
+			start = i + at
+			tag = start + len(before)
+			for tag < len(text) && isSpace(text[tag]) {
+				tag++
+			}
+			if tag == len(text) || text[tag] != '<' {
+				i = start + 1
+				continue
+			}
+		} else {
+			at := strings.IndexByte(text[i:], '<')
+			if at < 0 {
+				break
+			}
+			start = i + at
+			tag = start
+		}
+		name := tag + 1
+		if name < len(text) && text[name] == '/' {
+			name++
+		}
+		gt := -1
+		if blockAt(text[name:]) {
+			gt = strings.IndexByte(text[name:], '>')
+		}
+		if gt < 0 {
+			i = start + 1
+			continue
+		}
+		tagEnd := name + gt + 1
+		end := tagEnd
+		if after != "" {
+			for end < len(text) && isSpace(text[end]) {
+				end++
+			}
+			if !strings.HasPrefix(text[end:], after) {
+				i = start + 1
+				continue
+			}
+			end += len(after)
+		}
+		b.WriteString(text[from:start])
+		b.WriteString(text[tag:tagEnd])
+		from, i = end, end
+	}
+	if from == 0 {
+		return text
+	}
+	return b.String() + text[from:]
+}
 
 var (
-	autopDoubleBR        = regexp.MustCompile(`(?i)<br\s*/?>\s*<br\s*/?>`)
-	autopBlockOpen       = regexp.MustCompile(`(?i)(<` + autopBlocks + `[\s/>])`)
-	autopBlockClose      = regexp.MustCompile(`(?i)(</` + autopBlocks + `>)`)
-	autopHR              = regexp.MustCompile(`(?i)(<hr\s*?/?>)`)
+	autopDoubleBR        = regexp.MustCompile(`<br\s*/?>\s*<br\s*/?>`)
+	autopHR              = regexp.MustCompile(`(<hr\s*?/?>)`)
 	autopOptionOpen      = regexp.MustCompile(`\s*<option`)
 	autopOptionClose     = regexp.MustCompile(`</option>\s*`)
 	autopObjectOpen      = regexp.MustCompile(`(<object[^>]*>)\s*`)
@@ -131,20 +253,64 @@ var (
 	autopMediaOpen       = regexp.MustCompile(`([<\[](?:audio|video)[^>\]]*[>\]])\s*`)
 	autopMediaClose      = regexp.MustCompile(`\s*([<\[]/(?:audio|video)[>\]])`)
 	autopMediaSource     = regexp.MustCompile(`\s*(<(?:source|track)[^>]*>)\s*`)
-	autopFigcaptionOpen  = regexp.MustCompile(`\s*(<figcaption[^>]*>)`)
 	autopFigcaptionClose = regexp.MustCompile(`</figcaption>\s*`)
 	autopManyBreaks      = regexp.MustCompile(`\n\n+`)
 	autopParagraphs      = regexp.MustCompile(`\n\s*\n`)
 	autopEmptyP          = regexp.MustCompile(`<p>\s*</p>`)
-	autopUnclosedP       = regexp.MustCompile(`<p>([^<]+)</(div|address|form)>`)
-	autopBlockInP        = regexp.MustCompile(`(?i)<p>\s*(</?` + autopBlocks + `[^>]*>)\s*</p>`)
 	autopLiInP           = regexp.MustCompile(`<p>(<li.+?)</p>`)
-	autopQuoteOpen       = regexp.MustCompile(`(?i)<p><blockquote([^>]*)>`)
-	autopPBeforeBlock    = regexp.MustCompile(`(?i)<p>\s*(</?` + autopBlocks + `[^>]*>)`)
-	autopPAfterBlock     = regexp.MustCompile(`(?i)(</?` + autopBlocks + `[^>]*>)\s*</p>`)
-	autopBRAfterBlock    = regexp.MustCompile(`(?i)(</?` + autopBlocks + `[^>]*>)\s*<br />`)
-	autopBRBeforeBlock   = regexp.MustCompile(`(?i)<br />(\s*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`)
+	autopQuoteOpen       = regexp.MustCompile(`<p><(?i:blockquote)([^>]*)>`)
+	autopBRBeforeBlock   = regexp.MustCompile(`<br />(\s*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`)
 )
+
+// trimBefore removes the white space before every occurrence of tag:
+// WordPress's \s*(<figcaption[^>]*>).
+func trimBefore(text, tag string) string {
+	var b strings.Builder
+	from := 0
+	for {
+		at := strings.Index(text[from:], tag)
+		if at < 0 {
+			break
+		}
+		at += from
+		b.WriteString(strings.TrimRightFunc(text[from:at], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }))
+		b.WriteString(tag)
+		from = at + len(tag)
+	}
+	return b.String() + text[from:]
+}
+
+// closeParagraphs closes a paragraph that a div, address or form closes
+// instead: WordPress's <p>([^<]+)</(div|address|form)>.
+func closeParagraphs(text string) string {
+	var b strings.Builder
+	from, i := 0, 0
+	for {
+		at := strings.Index(text[i:], "<p>")
+		if at < 0 {
+			break
+		}
+		start := i + at + len("<p>")
+		lt := strings.IndexByte(text[start:], '<')
+		if lt <= 0 {
+			i = start
+			continue
+		}
+		end := start + lt
+		for _, closer := range []string{"</div>", "</address>", "</form>"} {
+			if strings.HasPrefix(text[end:], closer) {
+				b.WriteString(text[from:end] + "</p>")
+				from = end
+				break
+			}
+		}
+		i = end
+	}
+	if from == 0 {
+		return text
+	}
+	return b.String() + text[from:]
+}
 
 // inTags rewrites every tag and comment of text with f, its text left as
 // it is. A tag runs from '<' to the next '>', a comment to its "-->", as

@@ -499,8 +499,12 @@ func (x *wpExpander) shortcode(i int) int {
 	s := x.src
 	// [[name]] is WordPress's escape: it shows [name], unexpanded.
 	if strings.HasPrefix(s[i:], "[[") {
-		if sc, n, ok := x.parse(i + 1); ok && knownShortcodes[sc.name] && strings.HasPrefix(s[i+1+n:], "]") {
-			x.write(s[i+1 : i+1+n])
+		if sc, n, ok := x.parse(i + 1); ok && strings.HasPrefix(s[i+1+n:], "]") {
+			if knownShortcodes[sc.name] {
+				x.write(s[i+1 : i+1+n])
+			} else {
+				x.write(s[i : i+n+2]) // shown as written, since WordPress did not know it either
+			}
 			return n + 2
 		}
 		x.write("[")
@@ -580,9 +584,12 @@ func (x *wpExpander) parse(i int) (shortcode, int, bool) {
 	self := strings.HasSuffix(attrText, "/")
 	attrText = strings.TrimSuffix(attrText, "/")
 	sc := shortcode{name: name}
-	sc.attrs, sc.positional = shortcodeAttrs(attrText)
 	n := close + 1 - i
-	if known && !self {
+	if !known {
+		return sc, n, true
+	}
+	sc.attrs, sc.positional = shortcodeAttrs(attrText)
+	if !self {
 		if end := x.find("[/"+name+"]", close+1); end >= 0 {
 			sc.content = s[close+1 : end]
 			n = end + len("[/"+name+"]") - i
@@ -601,8 +608,12 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // name='v', name=v, "v", 'v', or a bare word.
 var shortcodeAttrPattern = regexp.MustCompile(`([\w-]+)\s*=\s*"([^"]*)"(?:\s|$)|([\w-]+)\s*=\s*'([^']*)'(?:\s|$)|([\w-]+)\s*=\s*([^\s'"]+)(?:\s|$)|"([^"]*)"(?:\s|$)|'([^']*)'(?:\s|$)|(\S+)(?:\s|$)`)
 
+// shortcodeSpaces are the spaces WordPress reads as plain ones between
+// attributes.
+var shortcodeSpaces = strings.NewReplacer("\u00a0", " ", "\u200b", " ")
+
 func shortcodeAttrs(text string) (map[string]string, []string) {
-	text = strings.NewReplacer("\u00a0", " ", "\u200b", " ").Replace(text)
+	text = shortcodeSpaces.Replace(text)
 	attrs := map[string]string{}
 	var positional []string
 	for _, m := range shortcodeAttrPattern.FindAllStringSubmatch(text, -1) {

@@ -158,6 +158,9 @@ func plainXMLProblem(msg string) string {
 		return strings.TrimPrefix(msg, "unexpected end element ") + " closes an element that is not open"
 	case strings.HasPrefix(msg, "invalid character entity "):
 		ent := strings.TrimPrefix(msg, "invalid character entity ")
+		if e, ok := strings.CutSuffix(ent, " (no semicolon)"); ok {
+			return e + " without its ; is not a character reference (a & in text is written &amp;)"
+		}
 		return ent + " is not a character reference XML knows (a & in text is written &amp;)"
 	case strings.HasPrefix(msg, "illegal character code "):
 		return "the character " + strings.TrimPrefix(msg, "illegal character code ") + " is not allowed in XML"
