@@ -76,6 +76,10 @@
 // bounds what an import reads; frontmatter.go writes and reads the
 // archive's front matter. archive_http.go holds the export and import
 // routes; the folio command's export and import call the same two.
+// WordPress's reader is import_wxr.go (items, terms, the more mark) with
+// import_wxr_xml.go (namespaces, the fallback reader for broken CDATA),
+// import_wxr_shortcodes.go (shortcodes, embeds, attachments) and
+// import_wxr_autop.go (WordPress's paragraphs).
 //
 // # Revisions and previews
 //

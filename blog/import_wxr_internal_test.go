@@ -423,3 +423,18 @@ func TestGalleriesCannotBlowUpTheContent(t *testing.T) {
 		t.Fatal("a thousand galleries of a thousand images expanded")
 	}
 }
+
+func TestWXRTitlesAreText(t *testing.T) {
+	for in, want := range map[string]string{
+		"Markup: Title <em>With</em> <b>Mark<sup>up</sup></b>": "Markup: Title With Markup",
+		"Tom &amp; Jerry":  "Tom & Jerry",
+		"5 &lt; 6":         "5 < 6",
+		"a < b & c > d":    "a < b & c > d",
+		"  Plain title  ":  "Plain title",
+		"Special ~`!@#$%^": "Special ~`!@#$%^",
+	} {
+		if got := wxrTitle(in); got != want {
+			t.Errorf("wxrTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

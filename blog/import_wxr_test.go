@@ -121,6 +121,12 @@ func TestImportOfWordPressThemeUnitShapes(t *testing.T) {
 	for _, path := range []string{"/posts/template-password-protected", "/posts/private-post", "/pages/members-lounge", "/pages/private-page"} {
 		e.anon.Do("GET", path, nil).Expect(404)
 	}
+	var protected post
+	data(t, e.admin.Do("GET", "/api/v1/admin/posts/slug/template-password-protected", nil), 200, &protected)
+	for _, path := range []string{"/api/v1/posts/slug/template-password-protected", "/api/v1/posts/" + protected.ID,
+		"/api/v1/posts/" + protected.ID + "/comments", "/api/v1/posts/slug/private-post"} {
+		e.anon.Do("GET", path, nil).Expect(404)
+	}
 	home := e.html("/", 200)
 	feed := string(e.anon.Do("GET", "/feed.xml", nil).Expect(200).Body)
 	for what, body := range map[string]string{"the home page": home, "the feed": feed} {
