@@ -389,16 +389,19 @@ func TestContentPreparationIsLinear(t *testing.T) {
 	w := &wxrExport{media: *testMedia(), unknown: map[string]bool{}}
 	const n = 256 << 10
 	for name, in := range map[string]string{
-		"brackets never closed":  strings.Repeat("[a ", n/3),
-		"captions never closed":  strings.Repeat("[caption]x", n/10),
-		"code never closed":      strings.Repeat("<code>", n/6),
-		"links never closed":     strings.Repeat("<a><abbr>", n/9),
-		"comments never closed":  "<!--" + strings.Repeat("<!-- ", n/5),
-		"many names":             strings.Repeat("[a1 ][a2 ][a3 ][a4 ]", n/20),
-		"svg and no math":        strings.Repeat("<svg>\n</svg>", n/12),
-		"spaces after a break":   "a<br />" + strings.Repeat(" ", n) + "\nb",
-		"many pre":               strings.Repeat("<pre>x</pre>", n/12),
-		"galleries of few media": strings.Repeat("[gallery]", n/9/50),
+		"brackets never closed":      strings.Repeat("[a ", n/3),
+		"captions never closed":      strings.Repeat("[caption]x", n/10),
+		"code never closed":          strings.Repeat("<code>", n/6),
+		"links never closed":         strings.Repeat("<a><abbr>", n/9),
+		"comments never closed":      "<!--" + strings.Repeat("<!-- ", n/5),
+		"many names":                 strings.Repeat("[a1 ][a2 ][a3 ][a4 ]", n/20),
+		"svg and no math":            strings.Repeat("<svg>\n</svg>", n/12),
+		"spaces after a break":       "a<br />" + strings.Repeat(" ", n) + "\nb",
+		"many pre":                   strings.Repeat("<pre>x</pre>", n/12),
+		"galleries of few media":     strings.Repeat("[gallery]", n/9/50),
+		"paragraphs of shortcodes":   strings.Repeat("<p>[gallery ids=\"99\"]</p>", n/25),
+		"paragraphs never closed":    strings.Repeat("<p>", n/3),
+		"embed blocks without a URL": strings.Repeat(`<figure class="wp-block-embed">`, n/31) + "</figure>",
 	} {
 		start := time.Now()
 		if _, ok := w.body(in, "7"); !ok && name != "galleries of few media" {

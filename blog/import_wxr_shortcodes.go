@@ -1,6 +1,7 @@
 package blog
 
 import (
+	"bytes"
 	"html"
 	"net/url"
 	"path"
@@ -134,7 +135,7 @@ func fileName(u string) string {
 // same text over and over.
 type wpExpander struct {
 	src    string
-	out    strings.Builder
+	out    []byte
 	media  *wxrMedia
 	post   string         // the post's id: the parent of its own attachments
 	losses map[string]int // by kind, as htmltomd's
@@ -174,7 +175,7 @@ func expandShortcodes(content, post string, media *wxrMedia, losses map[string]i
 	if x.tooLarge {
 		return "", false
 	}
-	return x.out.String(), true
+	return string(x.out), true
 }
 
 // find is strings.Index(src[from:], needle)+from, or -1, remembering the
@@ -206,33 +207,25 @@ func (x *wpExpander) findFold(needle string, from int) int {
 	return at
 }
 
-// indexFold is strings.Index ignoring ASCII case; needle is lower case.
+// indexFold is strings.Index ignoring ASCII case; needle begins with a
+// byte that has no case ('<').
 func indexFold(s, needle string) int {
-	if needle == "" {
-		return 0
-	}
-	first := needle[0]
-	upper := first
-	if first >= 'a' && first <= 'z' {
-		upper = first - 'a' + 'A'
-	}
-	for i := 0; i+len(needle) <= len(s); {
-		j := strings.IndexAny(s[i:], string([]byte{first, upper}))
-		if j < 0 || i+j+len(needle) > len(s) {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], needle[0])
+		if j < 0 {
 			return -1
 		}
 		i += j
-		if strings.EqualFold(s[i:i+len(needle)], needle) {
+		if hasPrefixFold(s[i:], needle) {
 			return i
 		}
 		i++
 	}
-	return -1
 }
 
 func (x *wpExpander) write(s string) {
-	x.out.WriteString(s)
-	if x.out.Len() > maxConvertedHTML {
+	x.out = append(x.out, s...)
+	if len(x.out) > maxConvertedHTML {
 		x.tooLarge = true
 	}
 }
@@ -243,13 +236,11 @@ func (x *wpExpander) write(s string) {
 // WordPress's own shortcode_unautop does. rest is the content after the
 // shortcode; block returns how much of it it took.
 func (x *wpExpander) block(h, rest string) int {
-	cur := x.out.String()
-	trimmed := strings.TrimRight(cur, " \t\n")
+	trimmed := bytes.TrimRight(x.out, " \t\n")
 	after := strings.TrimLeft(rest, " \t\n")
 	took := 0
-	if strings.HasSuffix(trimmed, "<p>") && strings.HasPrefix(after, "</p>") {
-		x.out.Reset()
-		x.out.WriteString(strings.TrimSuffix(trimmed, "<p>"))
+	if bytes.HasSuffix(trimmed, []byte("<p>")) && strings.HasPrefix(after, "</p>") {
+		x.out = trimmed[:len(trimmed)-len("<p>")]
 		took = len(rest) - len(after) + len("</p>")
 	}
 	x.write("\n\n" + h + "\n\n")
@@ -320,6 +311,18 @@ func linkParagraph(href, text string) string {
 	return `<p><a href="` + html.EscapeString(href) + `">` + html.EscapeString(text) + `</a></p>`
 }
 
+// maxURLParagraph and maxEmbedBlock bound how far a paragraph of one URL
+// and an embed block are looked into: a URL is a line, an embed block a
+// few, and no content makes the reader look far ahead from every tag.
+const (
+	maxURLParagraph = 4 << 10
+	maxEmbedBlock   = 4 << 10
+)
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
 // Elements whose content is never searched for shortcodes: code shows
 // them as written (WordPress's editors escape them there), a link's text
 // is a link's, and the rest is no text at all.
@@ -362,7 +365,7 @@ func (x *wpExpander) tag(i int) int {
 		// <p>URL</p>: the block editor's paragraph of one URL, which
 		// WordPress embeds too.
 		inner := rest[n:]
-		if end := indexFold(inner, "</p>"); end >= 0 && end < 4096 {
+		if end := strings.IndexByte(inner, '<'); end >= 0 && end <= maxURLParagraph && hasPrefixFold(inner[end:], "</p>") {
 			if u := strings.TrimSpace(inner[:end]); bareURL(u) {
 				x.losses[lossEmbed]++
 				x.write(linkParagraph(html.UnescapeString(u), html.UnescapeString(u)))
@@ -447,7 +450,7 @@ func hasClass(tag, class string) bool {
 // caption; false when the figure holds no URL.
 func (x *wpExpander) embedBlock(i, n int) (int, bool) {
 	end := x.closeTag("figure", i+n)
-	if end < 0 {
+	if end < 0 || end-(i+n) > maxEmbedBlock {
 		return 0, false
 	}
 	inner := x.src[i+n : end]
@@ -460,13 +463,7 @@ func (x *wpExpander) embedBlock(i, n int) (int, bool) {
 			caption = caption[:e]
 		}
 	}
-	var u string
-	for _, f := range strings.Fields(htmltomd.Text(inner)) {
-		if bareURL(f) {
-			u = f
-			break
-		}
-	}
+	u := firstURL(inner)
 	if u == "" {
 		return 0, false
 	}
@@ -477,6 +474,28 @@ func (x *wpExpander) embedBlock(i, n int) (int, bool) {
 	x.losses[lossEmbed]++
 	x.write("\n\n" + h + "\n\n")
 	return end + tagEnd(x.src[end:]) - i, true
+}
+
+// firstURL is the first word of s's text (outside its tags) that is an
+// http(s) URL, its character references read; "" when there is none.
+func firstURL(s string) string {
+	for s != "" {
+		lt := strings.IndexByte(s, '<')
+		text := s
+		if lt >= 0 {
+			text = s[:lt]
+		}
+		for _, f := range strings.Fields(text) {
+			if f = html.UnescapeString(f); bareURL(f) {
+				return f
+			}
+		}
+		if lt < 0 {
+			return ""
+		}
+		s = s[lt+tagEnd(s[lt:]):]
+	}
+	return ""
 }
 
 // shortcode is one shortcode as WordPress reads it: [name attributes],
@@ -517,11 +536,11 @@ func (x *wpExpander) shortcode(i int) int {
 	}
 	if !knownShortcodes[sc.name] {
 		x.unknownShortcode(sc.name)
-		// Only the opening is passed over: shortcodes inside an unknown
-		// one's content are WordPress's to expand, so they are Folio's.
-		end := strings.IndexByte(s[i:], ']') + 1
-		x.write(s[i : i+end])
-		return end
+		// Only the opening is passed over (parse read no content):
+		// shortcodes inside an unknown one's content are WordPress's to
+		// expand, so they are Folio's.
+		x.write(s[i : i+n])
+		return n
 	}
 	var h string
 	switch sc.name {
