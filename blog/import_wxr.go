@@ -308,13 +308,11 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 			notes = append(notes, fmt.Sprintf("its featured image (attachment %s) is not in the export; left out", thumb))
 		}
 	}
-	folded, err := w.terms(ctx, imp, n, &p)
+	termNotes, err := w.terms(ctx, imp, n, &p)
 	if err != nil {
 		return err
 	}
-	if len(folded) > 0 {
-		notes = append(notes, fmt.Sprintf("a post has one category in Folio; %s imported as tags", strings.Join(folded, ", ")))
-	}
+	notes = append(notes, termNotes...)
 	p.Notes = notes
 	if err := imp.post(ctx, p); err != nil {
 		return err
@@ -356,19 +354,17 @@ func (w *wxrExport) item(ctx context.Context, imp *importer, n *xmlNode, skips *
 	return nil
 }
 
+// maxPostTags is how many tags a post may have (postInput.validate): an
+// import keeps the first ones rather than lose the post.
+const maxPostTags = 50
+
 // terms sets a post's category and tags from its <category> elements:
 // the first category is the post's, the others become tags of the same
-// name and slug (Folio has one category a post), whose names it returns.
-// WXR 1.0 called tags "tag", later ones "post_tag".
-func (w *wxrExport) terms(ctx context.Context, imp *importer, n *xmlNode, p *importPost) (folded []string, err error) {
-	addTag := func(t importTerm) error {
-		id, err := imp.term(ctx, tags, t)
-		if err == nil && id != "" && !slices.Contains(p.TagIDs, id) {
-			p.TagIDs = append(p.TagIDs, id)
-		}
-		return err
-	}
-	var more []importTerm
+// name and slug (Folio has one category a post); its notes name them, and
+// the tags past maxPostTags left out. WXR 1.0 called tags "tag", later
+// ones "post_tag".
+func (w *wxrExport) terms(ctx context.Context, imp *importer, n *xmlNode, p *importPost) (notes []string, err error) {
+	var tagged, folded []importTerm
 	for _, c := range n.Children {
 		if c.XMLName.Local != "category" || c.XMLName.Space != "" {
 			continue
@@ -377,7 +373,7 @@ func (w *wxrExport) terms(ctx context.Context, imp *importer, n *xmlNode, p *imp
 		switch c.attr("domain") {
 		case "category":
 			if p.CategoryID != "" {
-				more = append(more, term)
+				folded = append(folded, term)
 				continue
 			}
 			id, err := imp.term(ctx, categories, term)
@@ -386,18 +382,33 @@ func (w *wxrExport) terms(ctx context.Context, imp *importer, n *xmlNode, p *imp
 			}
 			p.CategoryID = id
 		case "post_tag", "tag":
-			if err := addTag(term); err != nil {
-				return nil, err
-			}
+			tagged = append(tagged, term)
 		}
 	}
-	for _, t := range more {
-		if err := addTag(t); err != nil {
+	var foldedNames, leftOut []string
+	for i, t := range append(tagged, folded...) {
+		if len(p.TagIDs) >= maxPostTags {
+			leftOut = append(leftOut, t.Name)
+			continue
+		}
+		id, err := imp.term(ctx, tags, t)
+		if err != nil {
 			return nil, err
 		}
-		folded = append(folded, t.Name)
+		if id != "" && !slices.Contains(p.TagIDs, id) {
+			p.TagIDs = append(p.TagIDs, id)
+		}
+		if i >= len(tagged) {
+			foldedNames = append(foldedNames, t.Name)
+		}
 	}
-	return folded, nil
+	if len(foldedNames) > 0 {
+		notes = append(notes, fmt.Sprintf("a post has one category in Folio; %s imported as tags", strings.Join(foldedNames, ", ")))
+	}
+	if len(leftOut) > 0 {
+		notes = append(notes, fmt.Sprintf("a post has at most %d tags in Folio; %s left out", maxPostTags, strings.Join(leftOut, ", ")))
+	}
+	return notes, nil
 }
 
 // meta is the value of an item's custom field (wp:postmeta) called key.

@@ -1,6 +1,7 @@
 package blog_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -249,5 +250,37 @@ func TestImportRefusesABrokenWordPressExportWhole(t *testing.T) {
 	s := e.snapshot()
 	if len(s.Posts) != 0 || len(s.Categories) != 0 || len(s.Tags) != 0 {
 		t.Fatalf("the refused import wrote %+v", s)
+	}
+}
+
+// TestWordPressPostKeepsAtMost50Tags: categories folded into tags, with
+// the post's own tags, stop at the 50 tags a post may have, rather than
+// cost the post.
+func TestWordPressPostKeepsAtMost50Tags(t *testing.T) {
+	var terms strings.Builder
+	for i := range 48 {
+		fmt.Fprintf(&terms, `<category domain="post_tag" nicename="t%d"><![CDATA[T%d]]></category>`, i, i)
+	}
+	for _, c := range []string{"First", "Second", "Third", "Fourth"} {
+		fmt.Fprintf(&terms, `<category domain="category" nicename="%s"><![CDATA[%s]]></category>`, strings.ToLower(c), c)
+	}
+	doc := `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="https://wordpress.org/export/1.2/">
+<channel><item><title>Many terms</title><content:encoded><![CDATA[Text]]></content:encoded>
+<wp:post_id>1</wp:post_id><wp:post_date>2024-01-01 10:00:00</wp:post_date><wp:post_name>many-terms</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type>` + terms.String() + `</item></channel></rss>`
+	e := newEnv(t)
+	var res wxrResult
+	data(t, e.admin.Upload("/api/v1/admin/import", "file", "many.xml", []byte(doc)), 200, &res)
+	want := []string{
+		`WordPress post "many-terms": a post has one category in Folio; Second, Third imported as tags`,
+		`WordPress post "many-terms": a post has at most 50 tags in Folio; Fourth left out`,
+	}
+	if res.Posts != (fullCount{1, 0, 1}) || !slices.Equal(res.Warnings, want) {
+		t.Fatalf("result %+v %q", res.Posts, res.Warnings)
+	}
+	p := e.postSummaries()["many-terms"]
+	if p.Category != "first" || len(p.Tags) != 50 || !slices.Contains(p.Tags, "third") || slices.Contains(p.Tags, "fourth") {
+		t.Fatalf("post %+v", p)
 	}
 }
