@@ -295,7 +295,7 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 		{"json without data", []byte(`{"posts": []}`), nil, 400, "not a Ghost export: the JSON has no db[].data or data object"},
 		{"malformed json", []byte(`{"db": [{"data": {"posts": [{]}}]}`), nil, 400, "not a valid Ghost export: the JSON is broken at line 1, column 30: ']' is not expected there"},
 		{"rss of another blog", []byte(`<?xml version="1.0"?><rss version="2.0"><channel></channel></rss>`), nil, 400, "not a WordPress export: the RSS document has no WordPress (wp:) namespace"},
-		{"broken xml", []byte(`<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>`), nil, 400, "not a valid WordPress export: XML syntax error on line 1: unexpected EOF"},
+		{"broken xml", []byte(`<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>`), nil, 400, "not a valid WordPress export: line 1: the file ends before its XML does (it is cut short)"},
 		{"bad settings", makeZip(t, "manifest.json", manifestV1, "settings.json", `{"render": {"render_mode": "fancy"}}`), nil, 400, "settings.json: render.render_mode: must be classic or headless"},
 		{"too large", bytes.Repeat([]byte("x"), 4097), nil, 413, "the file is larger than the import limit of 1 MiB"},
 	}

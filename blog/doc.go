@@ -85,6 +85,10 @@
 // export and import call the same two. The Ghost reader reads the file's
 // items in import_ghost_items.go and their content in
 // import_ghost_content.go, through blog/ghostdoc.
+// WordPress's reader is import_wxr.go (items, terms, the more mark) with
+// import_wxr_xml.go (namespaces, the fallback reader for broken CDATA),
+// import_wxr_shortcodes.go (shortcodes, embeds, attachments) and
+// import_wxr_autop.go (WordPress's paragraphs).
 //
 // # Revisions and previews
 //

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -755,4 +757,28 @@ type SizeError struct{ Limit int64 }
 
 func (e *SizeError) Error() string {
 	return fmt.Sprintf("the file is larger than the import limit of %d MiB", max(e.Limit>>20, 1))
+}
+
+// mergeLosses adds lists of losses up, one entry a kind, sorted by kind.
+func mergeLosses(lists ...[]htmltomd.Loss) []htmltomd.Loss {
+	n := map[string]int{}
+	for _, l := range lists {
+		for _, x := range l {
+			n[x.Kind] += x.Count
+		}
+	}
+	var out []htmltomd.Loss
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		out = append(out, htmltomd.Loss{Kind: k, Count: n[k]})
+	}
+	return out
+}
+
+// lossList is a count of losses by kind as a list, sorted by kind.
+func lossList(n map[string]int) []htmltomd.Loss {
+	out := make([]htmltomd.Loss, 0, len(n))
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		out = append(out, htmltomd.Loss{Kind: k, Count: n[k]})
+	}
+	return out
 }

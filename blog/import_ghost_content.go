@@ -183,18 +183,3 @@ func joinMarkdown(parts ...string) string {
 	}
 	return strings.Join(kept, "\n\n") + "\n"
 }
-
-// mergeLosses adds lists of losses up, one entry a kind, sorted by kind.
-func mergeLosses(lists ...[]htmltomd.Loss) []htmltomd.Loss {
-	n := map[string]int{}
-	for _, l := range lists {
-		for _, x := range l {
-			n[x.Kind] += x.Count
-		}
-	}
-	var out []htmltomd.Loss
-	for _, k := range slices.Sorted(maps.Keys(n)) {
-		out = append(out, htmltomd.Loss{Kind: k, Count: n[k]})
-	}
-	return out
-}

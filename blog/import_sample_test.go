@@ -111,7 +111,8 @@ func TestImportOfAWordPressExport(t *testing.T) {
 	}
 	wantPosts := map[string]postSummary{
 		"a-week-in-rome": {Slug: "a-week-in-rome", Title: "A week in Rome", Status: "published", Published: "2024-11-20T12:00:00Z",
-			Summary: "Our week in Rome.", Category: "travel", Tags: []string{"italy", "pasta"}, ShowComments: true},
+			Summary: "Our week in Rome.", Category: "travel", Tags: []string{"italy", "pasta"}, ShowComments: true,
+			Cover: "https://wp.example.org/wp-content/uploads/2024/11/rome.jpg"},
 		"notes-for-later": {Slug: "notes-for-later", Title: "Notes for later", Status: "draft", Category: "uncategorized",
 			Summary: "1. Not a list, just a number. Pack Go", Tags: []string{}},
 	}
