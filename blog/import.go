@@ -140,12 +140,20 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts Impor
 		src, err = openGhost(r, size)
 	case FormatWXR:
 		src, err = openWXR(r, size)
+	case FormatMarkdown:
+		src, err = openSiteArchive(ctx, r, size, b.importLimit)
 	default:
-		return nil, inputErrorf("unknown format %q (want folio, ghost or wxr)", format)
+		return nil, inputErrorf("unknown format %q (want folio, ghost, wxr or markdown)", format)
 	}
 	if err != nil {
 		return nil, err
 	}
+	return b.importFrom(ctx, format, src)
+}
+
+// importFrom runs an opened export: its content in one transaction, then
+// its settings.
+func (b *Blog) importFrom(ctx context.Context, format string, src importSource) (*ImportResult, error) {
 	res := &ImportResult{Format: format, Losses: map[string]int{}, Warnings: []string{}}
 	imp := &importer{b: b, res: res, summaryLength: b.settings.Get(ctx).Post.SummaryLength,
 		termIDs: map[string]string{}, posts: map[string]postMatch{}}
@@ -178,24 +186,29 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts Impor
 	return res, nil
 }
 
-// detectFormat recognises a file by its first bytes: a zip is a Folio
-// archive, JSON a Ghost export, XML a WordPress export.
+// detectFormat recognises a file by its first bytes: a zip with a
+// manifest.json at its root is a Folio archive, any other zip, a tar or a
+// gzip file a Hugo or Jekyll site, JSON a Ghost export, XML a WordPress
+// export.
 func detectFormat(r io.ReaderAt, size int64) (string, error) {
 	head := make([]byte, min(size, 512))
 	n, err := r.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", inputErrorf("the file cannot be read")
 	}
+	if isSiteArchive(head[:n]) {
+		return FormatMarkdown, nil
+	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\ufeff")), " \t\r\n")
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		return FormatFolio, nil
+		return zipFormat(r, size), nil
 	case bytes.HasPrefix(head, []byte("{")):
 		return FormatGhost, nil
 	case bytes.HasPrefix(head, []byte("<")):
 		return FormatWXR, nil
 	}
-	return "", inputErrorf("unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file")
+	return "", inputErrorf("unknown file format: not a Folio archive, a Ghost JSON export, a WordPress WXR file or an archive of a Hugo or Jekyll site")
 }
 
 // importSource is one opened export.
