@@ -131,9 +131,9 @@ func (b *Blog) handleImport(w http.ResponseWriter, r *http.Request) error {
 		return httpx.BadRequest("file is required")
 	}
 	switch format {
-	case "", FormatFolio, FormatGhost, FormatWXR:
+	case "", FormatFolio, FormatGhost, FormatWXR, FormatMarkdown:
 	default:
-		return httpx.BadRequest(fmt.Sprintf("unknown format %q (want folio, ghost or wxr)", format))
+		return httpx.BadRequest(fmt.Sprintf("unknown format %q (want folio, ghost, wxr or markdown)", format))
 	}
 	if size == 0 {
 		return httpx.BadRequest("the file is empty")

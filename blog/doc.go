@@ -72,9 +72,11 @@
 // docs/export-import.md. Blog.Export (archive.go) writes the Folio
 // archive, reading through archive_store.go; Blog.Import (import.go) runs
 // an import in one transaction (importer), with a reader per format:
-// import_folio.go, import_ghost.go and import_wxr.go. import_limits.go
-// bounds what an import reads; frontmatter.go writes and reads the
-// archive's front matter. archive_http.go holds the export and import
+// import_folio.go, import_ghost.go, import_wxr.go and import_markdown.go
+// (Hugo and Jekyll sites: import_markdown_files.go reads their archives
+// and folders, import_markdown_body.go converts shortcodes and Liquid).
+// import_limits.go bounds what an import reads; frontmatter.go writes and
+// reads the archive's front matter. archive_http.go holds the export and import
 // routes; the folio command's export and import call the same two.
 //
 // # Revisions and previews
@@ -104,6 +106,7 @@
 //
 // General engines that know nothing of the blog live in leaf packages
 // under it: blog/ai (the AI provider client and its job queue),
-// blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
-// and blog/linediff (the line diff of the console's revision pages).
+// blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports),
+// blog/frontmatter (the front matter of Hugo and Jekyll files) and
+// blog/linediff (the line diff of the console's revision pages).
 package blog

@@ -367,7 +367,7 @@ func operations() map[string]operation {
 				content: map[string]schema{"application/zip": {"type": "string", "contentMediaType": "application/zip"}},
 				headers: map[string]any{"Content-Disposition": schema{"description": "`attachment; filename=\"folio-export-YYYYMMDD.zip\"`.", "schema": stringOf("")}}},
 				errsB(401, 403))},
-		"POST /api/v1/admin/import": {id: "importBlog", summary: "Import a Folio archive, a Ghost JSON export or a WordPress WXR export", tag: "export-import", auth: admin,
+		"POST /api/v1/admin/import": {id: "importBlog", summary: "Import a Folio archive, a Ghost or WordPress export, or an archive of a Hugo or Jekyll site", tag: "export-import", auth: admin,
 			description: "Idempotent: importing the same export twice creates nothing new.",
 			body:        &requestBody{mediaType: "multipart/form-data", schema: ref("ImportForm"), required: true},
 			responses:   responses(okB(200, ref("ImportResult")), errsB(400, 401, 403, 409, 413))},

@@ -451,10 +451,10 @@ func componentSchemas() schema {
 
 		"ImportForm": object(map[string]schema{
 			"file":   schema{"type": "string", "contentMediaType": "application/octet-stream", "description": "The export."},
-			"format": enum("Empty: recognised from the file.", "", "folio", "ghost", "wxr"),
+			"format": enum("Empty: recognised from the file.", "", "folio", "ghost", "wxr", "markdown"),
 		}, "format"),
 		"ImportCount": object(map[string]schema{"created": integer(""), "skipped": integer("")}),
-		"ImportResult": object(map[string]schema{"format": enum("", "folio", "ghost", "wxr"),
+		"ImportResult": object(map[string]schema{"format": enum("", "folio", "ghost", "wxr", "markdown"),
 			"posts": ref("ImportCount"), "pages": ref("ImportCount"), "categories": ref("ImportCount"), "tags": ref("ImportCount"),
 			"comments": ref("ImportCount"), "friend_links": ref("ImportCount"),
 			"settings": object(map[string]schema{"updated": integer(""), "skipped": integer("")}),
