@@ -20,18 +20,27 @@ import (
 // gets in Folio; ok is false when the export has no such item.
 type siteLink func(kind, target string) (addr string, ok bool)
 
-// siteBody converts the template syntax of a post's or page's body.
+// siteBody converts the template syntax of a post's or page's body, in
+// time that grows with the body: the tags it could not read may have
+// examined budget bytes in all (past that the rest is text), and a search
+// for a closing tag that found none is not made again.
 type siteBody struct {
 	src    string
 	out    strings.Builder
 	link   siteLink
 	losses map[string]int
+	budget int
+	noEnd  map[string]bool
+	// The last "%}" and "}}" of the body: a Liquid tag that starts after
+	// them is not closed.
+	lastTagClose, lastOutClose int
 }
 
 // convertSiteBody converts body: Liquid for a Jekyll file, shortcodes for
 // a Hugo one.
 func convertSiteBody(body string, liquid bool, link siteLink) (string, []htmltomd.Loss) {
-	c := &siteBody{src: body, link: link, losses: map[string]int{}}
+	c := &siteBody{src: body, link: link, losses: map[string]int{}, budget: 4*len(body) + 64<<10, noEnd: map[string]bool{},
+		lastTagClose: strings.LastIndex(body, "%}"), lastOutClose: strings.LastIndex(body, "}}")}
 	if liquid {
 		c.liquid()
 	} else {
@@ -68,23 +77,34 @@ func (t hugoTag) arg(name string, i int) string {
 	return ""
 }
 
+// maxShortcodeTag bounds a shortcode tag: Hugo's are a line or a few.
+const maxShortcodeTag = 16 << 10
+
 // parseHugoTag reads the shortcode tag that starts at s[i:] ("{{<" or
-// "{{%"); ok is false when it is not one.
-func parseHugoTag(s string, i int) (hugoTag, bool) {
-	t := hugoTag{start: i, named: map[string]string{}}
+// "{{%"); ok is false when it is not one, and end then where the reading
+// stopped.
+func parseHugoTag(s string, i int) (t hugoTag, ok bool) {
+	defer func() {
+		if !ok {
+			t.end = max(t.end, i+3)
+		}
+	}()
+	t = hugoTag{start: i, named: map[string]string{}}
 	open, end := s[i+2:i+3], ">}}"
 	if open == "%" {
 		end = "%}}"
 	}
 	j := skipSpace(s, i+3)
 	if strings.HasPrefix(s[j:], "/*") {
-		k := strings.Index(s[j:], "*/")
+		k := strings.Index(s[j+2:], "*/")
 		if k < 0 {
+			t.end = len(s)
 			return t, false
 		}
-		inner := s[j+2 : j+k]
-		after := skipSpace(s, j+k+2)
+		inner := s[j+2 : j+2+k]
+		after := skipSpace(s, j+2+k+2)
 		if !strings.HasPrefix(s[after:], end) {
+			t.end = after
 			return t, false
 		}
 		t.end = after + len(end)
@@ -105,8 +125,9 @@ func parseHugoTag(s string, i int) (hugoTag, bool) {
 	t.name = s[j:n]
 	for j = n; ; {
 		j = skipSpace(s, j)
+		t.end = j
 		switch {
-		case j >= len(s):
+		case j >= len(s) || j-i > maxShortcodeTag:
 			return t, false
 		case strings.HasPrefix(s[j:], end):
 			t.end = j + len(end)
@@ -126,6 +147,7 @@ func parseHugoTag(s string, i int) (hugoTag, bool) {
 			}
 		}
 		if val, j, ok = shortcodeValue(s, j, end); !ok {
+			t.end = len(s) // an unclosed quote
 			return t, false
 		}
 		if key != "" {
@@ -200,7 +222,11 @@ func (c *siteBody) shortcodes() {
 			c.out.WriteString(s[i:])
 			return
 		}
-		t, ok := parseHugoTag(s, k)
+		t, ok := c.hugoTagAt(k)
+		if c.budget <= 0 {
+			c.out.WriteString(s[i:])
+			return
+		}
 		if !ok {
 			c.out.WriteString(s[i : k+3])
 			i = k + 3
@@ -219,7 +245,7 @@ func (c *siteBody) shortcodes() {
 			continue
 		}
 		if t.name == "highlight" && !t.selfClosing {
-			if close, ok := closingShortcode(s, t.end, "highlight"); ok {
+			if close, ok := c.closingShortcode(t.end, "highlight"); ok {
 				c.fence(s[t.end:close.start], t.arg("", 0))
 				i = close.end
 				continue
@@ -248,18 +274,36 @@ func nextShortcode(s string, i int) int {
 	}
 }
 
+// hugoTagAt reads the tag at offset k, charging a failed reading to the
+// budget.
+func (c *siteBody) hugoTagAt(k int) (hugoTag, bool) {
+	if c.budget <= 0 {
+		return hugoTag{}, false
+	}
+	t, ok := parseHugoTag(c.src, k)
+	if !ok {
+		c.budget -= t.end - k
+	}
+	return t, ok
+}
+
 // closingShortcode finds the tag that closes name after offset from.
-func closingShortcode(s string, from int, name string) (hugoTag, bool) {
-	for i := from; ; {
-		k := nextShortcode(s, i)
+func (c *siteBody) closingShortcode(from int, name string) (hugoTag, bool) {
+	if c.noEnd[name] {
+		return hugoTag{}, false
+	}
+	for i := from; c.budget > 0; {
+		k := nextShortcode(c.src, i)
 		if k < 0 {
-			return hugoTag{}, false
+			break
 		}
-		if t, ok := parseHugoTag(s, k); ok && t.closing && t.name == name {
+		if t, ok := c.hugoTagAt(k); ok && t.closing && t.name == name {
 			return t, true
 		}
 		i = k + 3
 	}
+	c.noEnd[name] = true
+	return hugoTag{}, false
 }
 
 // shortcode converts one of Hugo's own shortcodes to Markdown; ok is false
@@ -390,13 +434,17 @@ type liquidTag struct {
 	name, args string // a tag's name and the rest; an output's expression
 }
 
-// parseLiquid reads the tag or output that starts at s[i:]; ok is false
+// liquidAt reads the tag or output that starts at offset i; ok is false
 // when it is not closed.
-func parseLiquid(s string, i int) (liquidTag, bool) {
+func (c *siteBody) liquidAt(i int) (liquidTag, bool) {
+	s := c.src
 	t := liquidTag{start: i, output: s[i+1] == '{'}
-	close := "%}"
+	close, last := "%}", c.lastTagClose
 	if t.output {
-		close = "}}"
+		close, last = "}}", c.lastOutClose
+	}
+	if last < i+2 {
+		return t, false
 	}
 	k := strings.Index(s[i+2:], close)
 	if k < 0 {
@@ -429,17 +477,26 @@ func nextLiquid(s string, i int) int {
 }
 
 // endTag finds the tag {% name %} after offset from.
-func endTag(s string, from int, name string) (liquidTag, bool) {
+func (c *siteBody) endTag(from int, name string) (liquidTag, bool) {
+	if c.noEnd[name] {
+		return liquidTag{}, false
+	}
 	for i := from; ; {
-		k := nextLiquid(s, i)
+		k := nextLiquid(c.src, i)
 		if k < 0 {
-			return liquidTag{}, false
+			break
 		}
-		if t, ok := parseLiquid(s, k); ok && !t.output && t.name == name {
+		t, ok := c.liquidAt(k)
+		if ok && !t.output && t.name == name {
 			return t, true
 		}
 		i = k + 2
+		if ok {
+			i = t.end
+		}
 	}
+	c.noEnd[name] = true
+	return liquidTag{}, false
 }
 
 // liquid converts the Liquid of the body.
@@ -452,7 +509,7 @@ func (c *siteBody) liquid() {
 			c.out.WriteString(s[i:])
 			return
 		}
-		t, ok := parseLiquid(s, k)
+		t, ok := c.liquidAt(k)
 		if !ok {
 			c.out.WriteString(s[i : k+2])
 			i = k + 2
@@ -471,7 +528,7 @@ func (c *siteBody) liquid() {
 		}
 		switch t.name {
 		case "raw", "comment", "highlight":
-			end, ok := endTag(s, t.end, "end"+t.name)
+			end, ok := c.endTag(t.end, "end"+t.name)
 			if !ok {
 				break
 			}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -203,7 +204,14 @@ func (t *tarSite) walk(fn func(name string, tr *tar.Reader) error) error {
 			if own := ownError(err); own != nil {
 				return own
 			}
-			return inputErrorf("not a Hugo or Jekyll site: the tar archive is damaged after %d entries", n)
+			if _, corrupt := errors.AsType[flate.CorruptInputError](err); corrupt || errors.Is(err, gzip.ErrChecksum) ||
+				errors.Is(err, gzip.ErrHeader) || t.gzip && errors.Is(err, io.ErrUnexpectedEOF) {
+				return inputErrorf("not a Hugo or Jekyll site: the gzip file is damaged")
+			}
+			if n == 0 {
+				return inputErrorf("not a Hugo or Jekyll site: the file is not a valid tar archive")
+			}
+			return inputErrorf("not a Hugo or Jekyll site: the tar archive is damaged after its first %d entries", n)
 		}
 		name := cleanName(h.Name)
 		if name == "" || (h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA) {

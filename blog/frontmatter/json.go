@@ -152,4 +152,3 @@ func (p *jsonParser) value(depth int) (Value, error) {
 	}
 	return Value{}, errorf(line, "not valid JSON here")
 }
-
