@@ -131,3 +131,34 @@ func TestExportAndImportCommandsRefuseBadUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestImportCommandReadsASiteFolder imports the folder of a Jekyll site
+// and of a Hugo site as they are checked out, into a running server's
+// database: the posts, pages and the aliases' redirects are served at
+// once, and a second import adds nothing.
+func TestImportCommandReadsASiteFolder(t *testing.T) {
+	db := sqlstoretest.NewConfig(t)
+	_, anon := newTestAppOn(t, db)
+	conf := configFor(t, db)
+	jekyll := filepath.Join("..", "..", "testdata", "import", "jekyll")
+	code, out, errOut := folio("import", "-config", conf, jekyll)
+	if code != 0 || !strings.Contains(out, "imported "+jekyll+" (markdown)\n") || !strings.Contains(out, "  posts:        5 created, 0 skipped\n") ||
+		!strings.Contains(out, "  pages:        2 created, 0 skipped\n") ||
+		!strings.Contains(out, "  _posts/undated-entry.md skipped: a Jekyll post's file name starts with its date (YYYY-MM-DD-name.md)\n") {
+		t.Fatalf("import: exit %d, %q, %q", code, out, errOut)
+	}
+	hugo := filepath.Join("..", "..", "testdata", "import", "hugo")
+	code, out, errOut = folio("import", "-config", conf, "-format", "markdown", hugo)
+	if code != 0 || !strings.Contains(out, "  posts:        6 created, 0 skipped\n") {
+		t.Fatalf("import: exit %d, %q, %q", code, out, errOut)
+	}
+	code, out, _ = folio("import", "-config", conf, jekyll)
+	if code != 0 || !strings.Contains(out, "  posts:        0 created, 5 skipped\n") || !strings.Contains(out, "  pages:        0 created, 2 skipped\n") {
+		t.Fatalf("second import: exit %d, %q", code, out)
+	}
+	anon.Do("GET", "/api/v1/posts/slug/second-entry", nil).Expect(200)
+	anon.Do("GET", "/api/v1/pages/slug/about", nil).Expect(200)
+	if r := anon.Do("GET", "/posts/old-toml-notes", nil).Expect(301); r.Location() != "/posts/toml-front-matter" {
+		t.Fatalf("the alias leads to %q", r.Location())
+	}
+}
