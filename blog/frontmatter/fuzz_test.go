@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzParse: for any file, Parse gives the same result twice, and either
+// FuzzFrontMatter: for any file, Parse gives the same result twice, and either
 // an *Error naming a line of the file, or a document whose body is the
 // end of the file (all of it without front matter), whose values start on
 // lines of the front matter and keep their kinds' shapes. For any text s
@@ -20,7 +20,7 @@ import (
 // and JSON double quotes with JSON's escapes, TOML basic strings) gives s
 // back exactly as the title and as a list item, and the body byte for
 // byte.
-func FuzzParse(f *testing.F) {
+func FuzzFrontMatter(f *testing.F) {
 	for _, src := range []string{
 		"---\ntitle: \"Hello\"\ndate: 2019-03-04 10:00:00 +0900\ntags: [a, 'b']\ncategories:\n  - x\ndescription: |\n  one\n  two\nparams:\n  a: 1\n---\nBody\n",
 		"+++\ntitle = \"T\"\ndate = 2019-03-04T10:00:00Z\ntags = [\"a\",\n  'b']\nml = \"\"\"\nx\\\n  y\"\"\"\n[params]\nx = 1\n+++\nBody",
