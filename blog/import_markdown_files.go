@@ -214,7 +214,7 @@ func (t *tarSite) walk(fn func(name string, tr *tar.Reader) error) error {
 			return inputErrorf("not a Hugo or Jekyll site: the tar archive is damaged after its first %d entries", n)
 		}
 		name := cleanName(h.Name)
-		if name == "" || (h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA) {
+		if name == "" || h.Typeflag != tar.TypeReg {
 			continue
 		}
 		if err := fn(name, tr); err != nil {
@@ -309,6 +309,9 @@ func (d *dirSite) each(want map[string]bool, fn func(string, []byte, bool) error
 		}
 		src, tooLarge, err := readSiteFile(d.ctx, f, name, budget)
 		f.Close()
+		if _, expand := errors.AsType[*ExpandError](err); expand {
+			return &ExpandError{Msg: fmt.Sprintf("the folder's Markdown files hold more than the import limit of %d MiB", max(d.limit>>20, 1))}
+		}
 		if err != nil {
 			return err
 		}
