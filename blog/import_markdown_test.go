@@ -472,6 +472,17 @@ func TestImportDirReadsASiteFolder(t *testing.T) {
 	if n := e.contentRows(); n != 0 {
 		t.Fatalf("%d rows written", n)
 	}
+	// The Markdown read counts against the import limit.
+	b.SetImportLimit(1 << 10)
+	var ee *blog.ExpandError
+	if _, err := b.ImportDir(t.Context(), os.DirFS(dir), blog.ImportOptions{}); !errors.As(err, &ee) ||
+		ee.Msg != "the folder's Markdown files hold more than the import limit of 1 MiB" {
+		t.Fatalf("import over the limit: %v", err)
+	}
+	if n := e.contentRows(); n != 0 {
+		t.Fatalf("%d rows written", n)
+	}
+	b.SetImportLimit(blog.MaxImportSize)
 	res, err := b.ImportDir(t.Context(), os.DirFS(dir), blog.ImportOptions{Format: blog.FormatMarkdown})
 	if err != nil {
 		t.Fatal(err)
