@@ -393,7 +393,7 @@ func (s *markdownSite) run(ctx context.Context, imp *importer) error {
 		if err != nil || it.needFM && doc.Format == "" {
 			return nil
 		}
-		f := newSiteFields(doc, it.liquid)
+		f := newSiteFields(doc)
 		slug := siteSlug(it, f)
 		if slug == "" {
 			slug = slugify(siteTitle(it, f))
@@ -441,13 +441,12 @@ func (s *markdownSite) run(ctx context.Context, imp *importer) error {
 // (Hugo's are case-insensitive: publishDate, publishdate), keeping the
 // first error.
 type siteFields struct {
-	m      map[string]frontmatter.Value
-	liquid bool
-	err    error
+	m   map[string]frontmatter.Value
+	err error
 }
 
-func newSiteFields(doc frontmatter.Document, liquid bool) *siteFields {
-	f := &siteFields{m: map[string]frontmatter.Value{}, liquid: liquid}
+func newSiteFields(doc frontmatter.Document) *siteFields {
+	f := &siteFields{m: map[string]frontmatter.Value{}}
 	for k, v := range doc.Fields {
 		k = strings.ToLower(k)
 		if prev, ok := f.m[k]; !ok || v.Line < prev.Line {
@@ -680,7 +679,7 @@ func (x *siteIndex) resolver(key string) siteLink {
 
 // item imports one post or page.
 func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, doc frontmatter.Document, idx *siteIndex) error {
-	f := newSiteFields(doc, it.liquid)
+	f := newSiteFields(doc)
 	now := imp.b.now()
 	title := siteTitle(it, f)
 	var notes []string
