@@ -286,11 +286,11 @@ func TestImportRefusesWhatItCannotRead(t *testing.T) {
 		msg     string
 	}{
 		{"unknown format name", []byte("{}"), []string{"format", "blogger"}, 400, `unknown format "blogger" (want folio, ghost, wxr or markdown)`},
-		{"unrecognised file", []byte("hello"), nil, 400, "unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file"},
+		{"unrecognised file", []byte("hello"), nil, 400, "unknown file format: not a Folio archive, a Ghost JSON export, a WordPress WXR file or an archive of a Hugo or Jekyll site"},
 		{"empty file", nil, nil, 400, "the file is empty"},
 		{"zip named as ghost", makeZip(t, "manifest.json", manifestV1), []string{"format", "ghost"}, 400, "not a valid Ghost export: not a JSON object"},
 		{"json named as folio", []byte(`{"db": []}`), []string{"format", "folio"}, 400, "not a Folio archive: the file is not a zip archive"},
-		{"zip without manifest", makeZip(t, "posts/a.md", "x"), nil, 400, "not a Folio archive: it has no manifest.json"},
+		{"zip without manifest", makeZip(t, "posts/a.md", "x"), []string{"format", "folio"}, 400, "not a Folio archive: it has no manifest.json"},
 		{"newer archive", makeZip(t, "manifest.json", `{"format": "folio-blog", "version": 2}`), nil, 400, "Folio archive version 2 is not supported (this Folio reads version 1)"},
 		{"json without data", []byte(`{"posts": []}`), nil, 400, "not a Ghost export: the JSON has no db[].data or data object"},
 		{"malformed json", []byte(`{"db": [{"data": {"posts": [{]}}]}`), nil, 400, "not a valid Ghost export: the JSON is broken at line 1, column 30: ']' is not expected there"},

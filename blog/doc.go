@@ -73,15 +73,17 @@
 // docs/export-import.md. Blog.Export (archive.go) writes the Folio
 // archive, reading through archive_store.go; Blog.Import (import.go) runs
 // an import in one transaction (importer), with a reader per format:
-// import_folio.go, import_ghost.go and import_wxr.go (with
-// import_wxr_site.go, the old site's address). import_media.go brings the
-// images an import references home through the file host (Deps.Media),
-// import_media_store.go remembers them. import_limits.go
-// bounds what an import reads; frontmatter.go writes and reads the
-// archive's front matter. archive_http.go holds the export and import
-// routes, and reads the import's form for them and for the console's
-// import page; import_report.go orders a result into the report people
-// read (the console's and the folio command's). The folio command's
+// import_folio.go, import_ghost.go, import_wxr.go (with
+// import_wxr_site.go, the old site's address) and import_markdown.go
+// (Hugo and Jekyll sites: import_markdown_files.go reads their archives
+// and folders, import_markdown_body.go converts shortcodes and Liquid).
+// import_media.go brings the images an import references home through the
+// file host (Deps.Media), import_media_store.go remembers them.
+// import_limits.go bounds what an import reads; frontmatter.go writes and
+// reads the archive's front matter. archive_http.go holds the export and
+// import routes, and reads the import's form for them and for the
+// console's import page; import_report.go orders a result into the report
+// people read (the console's and the folio command's). The folio command's
 // export and import call the same two. The Ghost reader reads the file's
 // items in import_ghost_items.go and their content in
 // import_ghost_content.go, through blog/ghostdoc.
@@ -118,6 +120,7 @@
 // General engines that know nothing of the blog live in leaf packages
 // under it: blog/ai (the AI provider client and its job queue),
 // blog/ghostdoc (Ghost's Mobiledoc and Lexical documents, for the Ghost
-// import), blog/htmltomd (HTML to Markdown, for the Ghost and WordPress imports)
+// import), blog/htmltomd (HTML to Markdown, for the Ghost and WordPress
+// imports), blog/frontmatter (the front matter of Hugo and Jekyll files)
 // and blog/linediff (the line diff of the console's revision pages).
 package blog

@@ -134,10 +134,41 @@ func (r *ImportResult) warn(format string, args ...any) {
 // (import_media.go); those stay in the file host, and are remembered, even
 // when the import then fails.
 func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts ImportOptions) (*ImportResult, error) {
-	format := opts.Format
 	if size > b.importLimit {
 		return nil, &SizeError{Limit: b.importLimit}
 	}
+	return b.importWith(ctx, opts, func(work context.Context) (string, importSource, error) {
+		r := ctxReaderAt{ctx: work, r: r}
+		format := opts.Format
+		if format == "" {
+			var err error
+			if format, err = detectFormat(r, size); err != nil {
+				return "", nil, err
+			}
+		}
+		var src importSource
+		var err error
+		switch format {
+		case FormatFolio:
+			src, err = openFolioArchive(work, r, size, b.importLimit)
+		case FormatGhost:
+			src, err = openGhost(r, size)
+		case FormatWXR:
+			src, err = openWXR(r, size)
+		case FormatMarkdown:
+			src, err = openSiteArchive(work, r, size, b.importLimit)
+		default:
+			return "", nil, inputErrorf("unknown format %q (want folio, ghost, wxr or markdown)", format)
+		}
+		return format, src, err
+	})
+}
+
+// importWith opens an export with open and imports it: the files it
+// references brought home first when opts.Media, then its content in one
+// transaction, then its settings. open runs under the import's clock, so
+// a file that is slow to read counts against opts.Timeout.
+func (b *Blog) importWith(ctx context.Context, opts ImportOptions, open func(work context.Context) (string, importSource, error)) (*ImportResult, error) {
 	origin, err := mediaOrigin(opts.MediaOrigin)
 	if err != nil {
 		return nil, err
@@ -166,23 +197,7 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts Impor
 		}
 		return nil, err
 	}
-	r = ctxReaderAt{ctx: work, r: r}
-	if format == "" {
-		if format, err = detectFormat(r, size); err != nil {
-			return fail(err)
-		}
-	}
-	var src importSource
-	switch format {
-	case FormatFolio:
-		src, err = openFolioArchive(work, r, size, b.importLimit)
-	case FormatGhost:
-		src, err = openGhost(r, size)
-	case FormatWXR:
-		src, err = openWXR(r, size)
-	default:
-		return nil, inputErrorf("unknown format %q (want folio, ghost or wxr)", format)
-	}
+	format, src, err := open(work)
 	if err != nil {
 		return fail(err)
 	}
@@ -234,24 +249,29 @@ func (b *Blog) Import(ctx context.Context, r io.ReaderAt, size int64, opts Impor
 	return res, nil
 }
 
-// detectFormat recognises a file by its first bytes: a zip is a Folio
-// archive, JSON a Ghost export, XML a WordPress export.
+// detectFormat recognises a file by its first bytes: a zip with a
+// manifest.json at its root is a Folio archive, any other zip, a tar or a
+// gzip file a Hugo or Jekyll site, JSON a Ghost export, XML a WordPress
+// export.
 func detectFormat(r io.ReaderAt, size int64) (string, error) {
 	head := make([]byte, min(size, 512))
 	n, err := r.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", inputErrorf("the file cannot be read")
 	}
+	if isSiteArchive(head[:n]) {
+		return FormatMarkdown, nil
+	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\ufeff")), " \t\r\n")
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		return FormatFolio, nil
+		return zipFormat(r, size), nil
 	case bytes.HasPrefix(head, []byte("{")):
 		return FormatGhost, nil
 	case bytes.HasPrefix(head, []byte("<")):
 		return FormatWXR, nil
 	}
-	return "", inputErrorf("unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file")
+	return "", inputErrorf("unknown file format: not a Folio archive, a Ghost JSON export, a WordPress WXR file or an archive of a Hugo or Jekyll site")
 }
 
 // importSource is one opened export.

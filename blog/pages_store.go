@@ -180,3 +180,11 @@ func pageTextBySlug(ctx context.Context, q sqlstore.Querier, slug string) (title
 	err = q.QueryRow(ctx, "SELECT title, content_markdown FROM pages WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&title, &content)
 	return title, content, err
 }
+
+// pageIDBySlug returns the id of the live page with slug, read through q
+// (an import's transaction); sqlstore.ErrNotFound when none.
+func pageIDBySlug(ctx context.Context, q sqlstore.Querier, slug string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM pages WHERE slug = $1 AND deleted_at IS NULL", slug).Scan(&id)
+	return id, err
+}

@@ -44,3 +44,22 @@ func (b *Blog) redirectTarget(ctx context.Context, kind, old string) (string, er
 	}
 	return target, nil
 }
+
+// slugRedirectTarget returns, read through q (an import's transaction),
+// the id that old slug of kind leads to; sqlstore.ErrNotFound when none.
+func slugRedirectTarget(ctx context.Context, q sqlstore.Querier, kind, old string) (string, error) {
+	var target string
+	err := q.QueryRow(ctx, "SELECT target_id FROM slug_redirects WHERE kind = $1 AND old_slug = $2", kind, old).Scan(&target)
+	return target, err
+}
+
+// insertSlugRedirect makes old slug of kind lead to the post or page id:
+// an import's old addresses (Hugo's aliases), which no rename made.
+func insertSlugRedirect(ctx context.Context, tx *sqlstore.Tx, kind, old, id string, at time.Time) error {
+	_, err := tx.Exec(ctx, "INSERT INTO slug_redirects (kind, old_slug, target_id, created_at) VALUES ($1, $2, $3, $4)",
+		kind, old, id, sqlstore.FromTime(at))
+	if err != nil {
+		return fmt.Errorf("import slug redirect: %w", err)
+	}
+	return nil
+}

@@ -168,11 +168,13 @@ func commands() []command {
 		},
 		{
 			name:     "import",
-			synopsis: "folio import [-config PATH] [-format folio|ghost|wxr] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE",
-			summary:  "import a Folio archive, a Ghost JSON export or a WordPress WXR export",
+			synopsis: "folio import [-config PATH] [-format folio|ghost|wxr|markdown] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE|DIR",
+			summary:  "import a Folio archive, a Ghost or WordPress export, or a Hugo or Jekyll site",
 			help: "Imports posts, pages, categories, tags, approved comments, friend links and " +
-				"settings from FILE: a Folio archive (folio export), a Ghost JSON export or a " +
-				"WordPress WXR export, recognised from the file unless -format names it. " +
+				"settings from FILE: a Folio archive (folio export), a Ghost JSON export, a " +
+				"WordPress WXR export or a zip, tar or tar.gz of a Hugo or Jekyll site, recognised " +
+				"from the file unless -format names it; or from DIR, the folder of a Hugo or " +
+				"Jekyll site (its posts and pages in Markdown). " +
 				"With -media, the images and files the content references are downloaded into " +
 				"the file host, owned by the administrator, and the content links to them there; " +
 				"the database must be one folio serve has set up. " +

@@ -72,16 +72,16 @@ func exportTo(ctx context.Context, cfg *Config, path string, logger *slog.Logger
 }
 
 // setupImport defines the flags of `folio import [-config PATH] [-format
-// folio|ghost|wxr] FILE` and returns what runs it. Exit status: 0 imported
-// (warnings included), 1 failed, 2 usage error.
+// folio|ghost|wxr|markdown] FILE|DIR` and returns what runs it. Exit
+// status: 0 imported (warnings included), 1 failed, 2 usage error.
 func setupImport(fs *flag.FlagSet) func(*invocation) int {
-	format := fs.String("format", "", "the file's `FORMAT`: folio, ghost or wxr (default: recognised from the file)")
+	format := fs.String("format", "", "the file's `FORMAT`: folio, ghost, wxr or markdown (default: recognised from the file; a folder is markdown)")
 	media := defineMediaFlags(fs)
 	return func(inv *invocation) int {
 		switch *format {
-		case "", blog.FormatFolio, blog.FormatGhost, blog.FormatWXR:
+		case "", blog.FormatFolio, blog.FormatGhost, blog.FormatWXR, blog.FormatMarkdown:
 		default:
-			fmt.Fprintf(inv.stderr, "folio import: unknown -format %q (want folio, ghost or wxr)\n", *format)
+			fmt.Fprintf(inv.stderr, "folio import: unknown -format %q (want folio, ghost, wxr or markdown)\n", *format)
 			return exitUsage
 		}
 		if _, err := media.check(); err != nil {
@@ -101,9 +101,11 @@ func runImport(inv *invocation, format string, media importMediaFlags) int {
 		return 1
 	}
 	defer f.Close()
+	// A folder is a Hugo or Jekyll site (docs/export-import.md#hugo-and-jekyll).
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fmt.Fprintf(stderr, "folio import: %s is not a regular file\n", path)
+	dir := err == nil && st.IsDir()
+	if err != nil || !dir && !st.Mode().IsRegular() {
+		fmt.Fprintf(stderr, "folio import: %s is not a regular file or a folder\n", path)
 		return 1
 	}
 	cfg, ok := inv.loadConfig()
@@ -125,7 +127,12 @@ func runImport(inv *invocation, format string, media importMediaFlags) int {
 		return 1
 	}
 	defer closeBlog()
-	res, err := b.Import(ctx, f, st.Size(), opts)
+	var res *blog.ImportResult
+	if dir {
+		res, err = b.ImportDir(ctx, os.DirFS(path), opts)
+	} else {
+		res, err = b.Import(ctx, f, st.Size(), opts)
+	}
 	var ie *blog.InputError
 	var se *blog.SizeError
 	switch {

@@ -101,6 +101,7 @@ func TestExportAndImportCommandsRefuseBadUsage(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	emptyDir := t.TempDir()
 	missingDB := configFor(t, sqlstoretest.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "none.db")})
 	tests := []struct {
 		name   string
@@ -113,11 +114,12 @@ func TestExportAndImportCommandsRefuseBadUsage(t *testing.T) {
 		{"export with an unknown flag", []string{"export", "-zip", "a.zip"}, 2, "flag provided but not defined: -zip"},
 		{"export into a missing folder", []string{"export", "-config", conf, filepath.Join(t.TempDir(), "no", "a.zip")}, 1, "folio export: open "},
 		{"export of a missing database", []string{"export", "-config", missingDB, filepath.Join(t.TempDir(), "a.zip")}, 1, "folio export: database: stat "},
-		{"import without a file", []string{"import", "-config", conf}, 2, "folio import: missing argument\nusage: folio import [-config PATH] [-format folio|ghost|wxr] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE"},
-		{"import of an unknown format", []string{"import", "-config", conf, "-format", "blogger", notes}, 2, `folio import: unknown -format "blogger" (want folio, ghost or wxr)`},
+		{"import without a file", []string{"import", "-config", conf}, 2, "folio import: missing argument\nusage: folio import [-config PATH] [-format folio|ghost|wxr|markdown] [-media [-from URL] [-owner NAME] [-fetch-allow LIST]] FILE|DIR"},
+		{"import of an unknown format", []string{"import", "-config", conf, "-format", "blogger", notes}, 2, `folio import: unknown -format "blogger" (want folio, ghost, wxr or markdown)`},
 		{"import of a missing file", []string{"import", "-config", conf, filepath.Join(t.TempDir(), "gone.zip")}, 1, "folio import: open "},
-		{"import of a folder", []string{"import", "-config", conf, t.TempDir()}, 1, "is not a regular file"},
-		{"import of an unknown file", []string{"import", "-config", conf, notes}, 1, "folio import: " + notes + ": unknown file format: not a Folio archive, a Ghost JSON export or a WordPress WXR file"},
+		{"import of a folder without posts", []string{"import", "-config", conf, emptyDir}, 1, "folio import: " + emptyDir + ": not a Hugo or Jekyll site: it has no Markdown posts or pages"},
+		{"import of a folder as another format", []string{"import", "-config", conf, "-format", "wxr", emptyDir}, 1, "folio import: " + emptyDir + `: a folder is read as a Hugo or Jekyll site (format markdown), not as "wxr"`},
+		{"import of an unknown file", []string{"import", "-config", conf, notes}, 1, "folio import: " + notes + ": unknown file format: not a Folio archive, a Ghost JSON export, a WordPress WXR file or an archive of a Hugo or Jekyll site"},
 		{"import of the wrong format", []string{"import", "-config", conf, "-format", "wxr", notes}, 1, "folio import: " + notes + ": not a WordPress export: "},
 	}
 	for _, tt := range tests {
@@ -127,5 +129,36 @@ func TestExportAndImportCommandsRefuseBadUsage(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, errOut, tt.code, tt.stderr)
 			}
 		})
+	}
+}
+
+// TestImportCommandReadsASiteFolder imports the folder of a Jekyll site
+// and of a Hugo site as they are checked out, into a running server's
+// database: the posts, pages and the aliases' redirects are served at
+// once, and a second import adds nothing.
+func TestImportCommandReadsASiteFolder(t *testing.T) {
+	db := sqlstoretest.NewConfig(t)
+	_, anon := newTestAppOn(t, db)
+	conf := configFor(t, db)
+	jekyll := filepath.Join("..", "..", "testdata", "import", "jekyll")
+	code, out, errOut := folio("import", "-config", conf, jekyll)
+	if code != 0 || !strings.Contains(out, "imported "+jekyll+" (markdown)\n") || !strings.Contains(out, "  posts                 5        0 ") ||
+		!strings.Contains(out, "  pages                 2        0 ") ||
+		!strings.Contains(out, "  _posts/undated-entry.md skipped: a Jekyll post's file name starts with its date (YYYY-MM-DD-name.md)\n") {
+		t.Fatalf("import: exit %d, %q, %q", code, out, errOut)
+	}
+	hugo := filepath.Join("..", "..", "testdata", "import", "hugo")
+	code, out, errOut = folio("import", "-config", conf, "-format", "markdown", hugo)
+	if code != 0 || !strings.Contains(out, "  posts                 6        0 ") {
+		t.Fatalf("import: exit %d, %q, %q", code, out, errOut)
+	}
+	code, out, _ = folio("import", "-config", conf, jekyll)
+	if code != 0 || !strings.Contains(out, "  posts                 0        5        0\n") || !strings.Contains(out, "  pages                 0        2        0\n") {
+		t.Fatalf("second import: exit %d, %q", code, out)
+	}
+	anon.Do("GET", "/api/v1/posts/slug/second-entry", nil).Expect(200)
+	anon.Do("GET", "/api/v1/pages/slug/about", nil).Expect(200)
+	if r := anon.Do("GET", "/posts/old-toml-notes", nil).Expect(301); r.Location() != "/posts/toml-front-matter" {
+		t.Fatalf("the alias leads to %q", r.Location())
 	}
 }
