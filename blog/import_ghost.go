@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"folio/blog/htmltomd"
 	"io"
 	"slices"
 	"sort"
@@ -393,6 +394,12 @@ func (g *ghostExport) post(ctx context.Context, imp *importer, p ghostPost, link
 		}
 	}
 	body := ghostContent(p)
+	// Markdown written in Ghost (0.x, Markdown cards) may hold raw HTML,
+	// which Ghost showed and the blog would show as its tags.
+	var l1, l2 []htmltomd.Loss
+	body.Markdown, l1 = imp.b.withoutRawHTML(body.Markdown)
+	body.Teaser, l2 = imp.b.withoutRawHTML(body.Teaser)
+	body.Losses = mergeLosses(body.Losses, l1, l2)
 	if body.MembersOnly > 0 && status == StatusPublished {
 		status = StatusDraft
 		notes = append(notes, "parts of it are visible to members only in Ghost; imported as a draft")

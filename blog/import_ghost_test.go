@@ -111,7 +111,7 @@ func TestImportOfGhostExportsOfEveryVersion(t *testing.T) {
 					Tags: []string{}, ShowComments: true},
 			},
 			markdown: map[string]string{
-				"moved-from-0x":      "Written in **Markdown** in 2014.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<div class=\"note\">Raw HTML stays as written.</div>\n",
+				"moved-from-0x":      "Written in **Markdown** in 2014.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nRaw HTML stays as written.\n",
 				"two-markdown-cards": "First card with a [link](/moved-from-0x/).\n\nSecond card.\n",
 			},
 			pages:         map[string]ghostPage{"imprint": {Status: "published", Published: "2017-08-01T09:00:00Z", Markdown: "Jo Writer, Example Street 1.\n"}},

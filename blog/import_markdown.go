@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"folio/blog/htmltomd"
 	"io"
 	"io/fs"
 	"net/url"
@@ -776,6 +777,8 @@ func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, do
 	if it.page {
 		kind = kindPage
 		created0 := imp.res.Pages.Created
+		md, raw := imp.b.withoutRawHTML(md)
+		losses = mergeLosses(losses, raw)
 		err := imp.page(ctx, importPage{Title: title, Slug: slug, Markdown: md, Status: status, SortOrder: weight,
 			PublishedAt: at, Created: created, Updated: updated, Origin: it.name, Notes: notes, Losses: losses})
 		if err != nil {
@@ -790,6 +793,12 @@ func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, do
 	if t, rest, ok := cutMore(md, separator); ok {
 		teaser, md = t, rest
 	}
+	// The raw HTML Hugo's and Jekyll's renderers passed through, once the
+	// more mark (an HTML comment) has been found.
+	var raw, rawTeaser []htmltomd.Loss
+	md, raw = imp.b.withoutRawHTML(md)
+	teaser, rawTeaser = imp.b.withoutRawHTML(teaser)
+	losses = mergeLosses(losses, raw, rawTeaser)
 	p := importPost{Title: title, Slug: slug, Summary: summary, Markdown: md, Status: status, PublishedAt: at,
 		Created: created, Updated: updated, ShowComments: showComments, Teaser: teaser, Origin: it.name, Losses: losses}
 	if cover != "" {
