@@ -92,6 +92,7 @@ type siteItem struct {
 	draft  bool // in Jekyll's _drafts
 	liquid bool // Jekyll's: Liquid tags, not Hugo shortcodes
 	needFM bool // only with front matter (a Jekyll page)
+	html   bool // written in HTML (a Jekyll post), converted to Markdown
 	slug   string
 	date   *time.Time // from a Jekyll file name
 	key    string     // its path as the site's links name it
@@ -154,7 +155,7 @@ func planSite(names []string) sitePlan {
 		rel, ok := strings.CutPrefix(n, root)
 		var it *siteItem
 		switch {
-		case !ok || hiddenPath(rel) || !isMarkdownName(rel):
+		case !ok || hiddenPath(rel) || !isMarkdownName(rel) && !(jekyll && isJekyllHTMLPost(rel)):
 		case jekyll:
 			it = p.jekyllItem(rel)
 		case hugo:
@@ -280,18 +281,30 @@ func isDigits(s string) bool {
 }
 
 // jekyllName reads a Jekyll post's file name, YYYY-MM-DD-slug.md: its
-// date (midnight UTC) and slug.
+// date (midnight UTC) and slug. Month and day may have one digit
+// (2021-9-1-slug.md), as Jekyll reads them.
 func jekyllName(base string) (*time.Time, string, bool) {
 	stem := strings.TrimSuffix(base, path.Ext(base))
-	if len(stem) < 12 || stem[10] != '-' {
+	parts := strings.SplitN(stem, "-", 4)
+	if len(parts) != 4 || len(parts[0]) != 4 || len(parts[1]) < 1 || len(parts[1]) > 2 ||
+		len(parts[2]) < 1 || len(parts[2]) > 2 || parts[3] == "" || !isDigits(parts[0]+parts[1]+parts[2]) {
 		return nil, "", false
 	}
-	v, ok := frontmatter.ParseTime(stem[:10])
-	if !ok || !v.DateOnly {
-		return nil, "", false
+	y, _ := strconv.Atoi(parts[0])
+	m, _ := strconv.Atoi(parts[1])
+	d, _ := strconv.Atoi(parts[2])
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Year() != y || int(t.Month()) != m || t.Day() != d {
+		return nil, "", false // 2021-02-30
 	}
-	t := v.Time
-	return &t, stem[11:], true
+	return &t, parts[3], true
+}
+
+// isJekyllHTMLPost: a post of Jekyll's _posts written in HTML (with front
+// matter), which Jekyll publishes as it does Markdown ones.
+func isJekyllHTMLPost(rel string) bool {
+	ext := strings.ToLower(path.Ext(rel))
+	return (ext == ".html" || ext == ".htm") && slices.Contains(strings.Split(path.Dir(rel), "/"), "_posts")
 }
 
 // jekyllItem places a file of a Jekyll site: _posts/**/YYYY-MM-DD-slug.md
@@ -301,7 +314,7 @@ func jekyllName(base string) (*time.Time, string, bool) {
 func (p *sitePlan) jekyllItem(rel string) *siteItem {
 	dirs := strings.Split(path.Dir(rel), "/")
 	base := path.Base(rel)
-	it := &siteItem{liquid: true, key: rel}
+	it := &siteItem{liquid: true, key: rel, html: isJekyllHTMLPost(rel)}
 	switch {
 	case slices.Contains(dirs, "_posts"):
 		date, slug, ok := jekyllName(base)
@@ -773,6 +786,12 @@ func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, do
 
 	body := strings.TrimLeft(string(doc.Body), "\r\n")
 	md, losses := convertSiteBody(body, it.liquid, idx.resolver(it.key))
+	if it.html {
+		// An HTML post: its Liquid read, it is HTML as any export's.
+		var converted []htmltomd.Loss
+		md, converted = htmltomd.Convert(md)
+		losses = mergeLosses(losses, converted)
+	}
 	kind := kindPost
 	if it.page {
 		kind = kindPage

@@ -497,3 +497,31 @@ func TestImportDirReadsASiteFolder(t *testing.T) {
 		t.Fatalf("a folder as a Ghost export: %v", err)
 	}
 }
+
+// TestImportOfJekyllPostsAsJekyllNamesThem: Jekyll also publishes posts
+// whose month and day have one digit, and posts written in HTML; both
+// come in, the HTML one converted to Markdown.
+func TestImportOfJekyllPostsAsJekyllNamesThem(t *testing.T) {
+	e := newSiteEnv(t)
+	res := e.importSite("site.zip", pack(t, "zip", []siteFile{
+		{"_config.yml", "title: x\n"},
+		{"_posts/2021-9-1-short-date.md", "---\ntitle: Short date\n---\nSeptember.\n"},
+		{"_posts/2022-06-05-written-in-html.html", "---\ntitle: Written in HTML\n---\n<p>An <em>HTML</em> post.</p>\n<table><tr><th>a</th></tr><tr><td>1</td></tr></table>\n"},
+		{"_posts/2021-02-30-no-such-day.md", "---\ntitle: No such day\n---\nx\n"},
+	}))
+	if res.Posts.Created != 2 {
+		t.Fatalf("posts %+v, warnings %q", res.Posts, res.Warnings)
+	}
+	if got := e.markdownOfPost("written-in-html"); got != "An *HTML* post.\n\n| a |\n| --- |\n| 1 |\n" {
+		t.Errorf("the HTML post's Markdown: %q", got)
+	}
+	var p post
+	data(t, e.admin.Do("GET", "/api/v1/admin/posts/slug/short-date", nil), 200, &p)
+	if p.PublishedAt == nil || !p.PublishedAt.Equal(time.Date(2021, 9, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("the short date's post is published at %v", p.PublishedAt)
+	}
+	siteLacks(t, "the HTML post", e.html("/posts/written-in-html", 200), "&lt;p&gt;", "&lt;table")
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, "_posts/2021-02-30-no-such-day.md skipped") }) {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
