@@ -408,6 +408,9 @@ type importPost struct {
 	Teaser string
 	// Origin names the item in warnings ("post \"hello\"", "item 12").
 	Origin string
+	// File is the item's file in a site (Hugo, Jekyll): the paths of its
+	// images are found beside it (import_media_site.go). "" for an export.
+	File string
 	// Notes say what the import changed of the item (made a draft, folded
 	// categories into tags); Losses what its conversion lost. Either makes
 	// a created item count as changed, and each becomes a warning.
@@ -439,11 +442,11 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		return nil
 	}
 	if imp.collecting {
-		imp.media.collect(imp.b, p.Markdown, p.CoverImage, p.Origin)
+		imp.media.collect(imp.b, p.Markdown, p.CoverImage, p.Origin, p.File)
 		return nil
 	}
 	var left []string // addresses of it that were not brought home
-	p.Markdown, p.CoverImage, left = imp.media.apply(imp.b, p.Markdown, p.CoverImage)
+	p.Markdown, p.CoverImage, left = imp.media.apply(imp.b, p.Markdown, p.CoverImage, p.File)
 	if _, seen := imp.posts[p.Slug]; seen {
 		imp.res.warn("%s skipped: the export has another post with slug %q", p.Origin, p.Slug)
 		return nil
@@ -540,7 +543,7 @@ type importPage struct {
 	SortOrder                                       int
 	ShowInNav                                       bool
 	PublishedAt, Created, Updated                   *time.Time
-	Origin                                          string
+	Origin, File                                    string   // as importPost's
 	Notes                                           []string // as importPost's
 	Losses                                          []htmltomd.Loss
 }
@@ -552,11 +555,11 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 		return nil
 	}
 	if imp.collecting {
-		imp.media.collect(imp.b, p.Markdown, "", p.Origin)
+		imp.media.collect(imp.b, p.Markdown, "", p.Origin, p.File)
 		return nil
 	}
 	var left []string
-	p.Markdown, _, left = imp.media.apply(imp.b, p.Markdown, "")
+	p.Markdown, _, left = imp.media.apply(imp.b, p.Markdown, "", p.File)
 	title, content, err := pageTextBySlug(ctx, imp.tx, p.Slug)
 	switch {
 	case err == nil:
