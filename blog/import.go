@@ -34,8 +34,9 @@ type ImportOptions struct {
 	// to recognise the file by its first bytes.
 	Format string
 	// Media brings the images and attachments the content references home:
-	// they are downloaded into the file host and the content's links
-	// rewritten to them (docs/export-import.md#bringing-images-home).
+	// they are downloaded into the file host (a Hugo or Jekyll site's own
+	// files taken from the site) and the content's links rewritten to them
+	// (docs/export-import.md#bringing-images-home).
 	Media bool
 	// MediaOrigin is the old site's address (https://old.example), for
 	// exports that do not say it (Ghost's __GHOST_URL__); "" when the
@@ -101,8 +102,9 @@ type ImportResult struct {
 	// Redirects are old addresses (Hugo's aliases) made slug redirects.
 	Redirects ImportCount `json:"redirects"`
 	// Media are the images and attachments brought home: created is
-	// downloaded, skipped already home from an earlier import, changed
-	// left at their old address (a warning says why).
+	// downloaded (or taken from the site imported), skipped already home
+	// from an earlier import, changed left at their old address (a
+	// warning says why).
 	Media    ImportCount   `json:"media"`
 	Settings SettingsCount `json:"settings"`
 	// Losses counts, by kind, what the content's conversion could not keep
