@@ -78,7 +78,9 @@
 // (Hugo and Jekyll sites: import_markdown_files.go reads their archives
 // and folders, import_markdown_body.go converts shortcodes and Liquid).
 // import_media.go brings the images an import references home through the
-// file host (Deps.Media), import_media_store.go remembers them.
+// file host (Deps.Media), import_media_site.go takes a Hugo or Jekyll
+// site's own from its archive or folder, import_media_store.go remembers
+// them.
 // import_limits.go bounds what an import reads; frontmatter.go writes and
 // reads the archive's front matter. archive_http.go holds the export and
 // import routes, and reads the import's form for them and for the

@@ -34,8 +34,9 @@ type ImportOptions struct {
 	// to recognise the file by its first bytes.
 	Format string
 	// Media brings the images and attachments the content references home:
-	// they are downloaded into the file host and the content's links
-	// rewritten to them (docs/export-import.md#bringing-images-home).
+	// they are downloaded into the file host (a Hugo or Jekyll site's own
+	// files taken from the site) and the content's links rewritten to them
+	// (docs/export-import.md#bringing-images-home).
 	Media bool
 	// MediaOrigin is the old site's address (https://old.example), for
 	// exports that do not say it (Ghost's __GHOST_URL__); "" when the
@@ -101,8 +102,9 @@ type ImportResult struct {
 	// Redirects are old addresses (Hugo's aliases) made slug redirects.
 	Redirects ImportCount `json:"redirects"`
 	// Media are the images and attachments brought home: created is
-	// downloaded, skipped already home from an earlier import, changed
-	// left at their old address (a warning says why).
+	// downloaded (or taken from the site imported), skipped already home
+	// from an earlier import, changed left at their old address (a
+	// warning says why).
 	Media    ImportCount   `json:"media"`
 	Settings SettingsCount `json:"settings"`
 	// Losses counts, by kind, what the content's conversion could not keep
@@ -408,6 +410,9 @@ type importPost struct {
 	Teaser string
 	// Origin names the item in warnings ("post \"hello\"", "item 12").
 	Origin string
+	// File is the item's file in a site (Hugo, Jekyll): the paths of its
+	// images are found beside it (import_media_site.go). "" for an export.
+	File string
 	// Notes say what the import changed of the item (made a draft, folded
 	// categories into tags); Losses what its conversion lost. Either makes
 	// a created item count as changed, and each becomes a warning.
@@ -439,11 +444,11 @@ func (imp *importer) post(ctx context.Context, p importPost) error {
 		return nil
 	}
 	if imp.collecting {
-		imp.media.collect(imp.b, p.Markdown, p.CoverImage, p.Origin)
+		imp.media.collect(imp.b, p.Markdown, p.CoverImage, p.Origin, p.File)
 		return nil
 	}
 	var left []string // addresses of it that were not brought home
-	p.Markdown, p.CoverImage, left = imp.media.apply(imp.b, p.Markdown, p.CoverImage)
+	p.Markdown, p.CoverImage, left = imp.media.apply(imp.b, p.Markdown, p.CoverImage, p.File)
 	if _, seen := imp.posts[p.Slug]; seen {
 		imp.res.warn("%s skipped: the export has another post with slug %q", p.Origin, p.Slug)
 		return nil
@@ -540,7 +545,7 @@ type importPage struct {
 	SortOrder                                       int
 	ShowInNav                                       bool
 	PublishedAt, Created, Updated                   *time.Time
-	Origin                                          string
+	Origin, File                                    string   // as importPost's
 	Notes                                           []string // as importPost's
 	Losses                                          []htmltomd.Loss
 }
@@ -552,11 +557,11 @@ func (imp *importer) page(ctx context.Context, p importPage) error {
 		return nil
 	}
 	if imp.collecting {
-		imp.media.collect(imp.b, p.Markdown, "", p.Origin)
+		imp.media.collect(imp.b, p.Markdown, "", p.Origin, p.File)
 		return nil
 	}
 	var left []string
-	p.Markdown, _, left = imp.media.apply(imp.b, p.Markdown, "")
+	p.Markdown, _, left = imp.media.apply(imp.b, p.Markdown, "", p.File)
 	title, content, err := pageTextBySlug(ctx, imp.tx, p.Slug)
 	switch {
 	case err == nil:

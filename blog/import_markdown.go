@@ -75,10 +75,14 @@ func openSiteArchive(ctx context.Context, r io.ReaderAt, size, limit int64) (*ma
 type markdownSite struct {
 	files siteFiles
 	plan  sitePlan
+	has   map[string]bool // the names of files
 }
 
 func newSite(files siteFiles) (*markdownSite, error) {
-	s := &markdownSite{files: files, plan: planSite(files.names())}
+	s := &markdownSite{files: files, plan: planSite(files.names()), has: map[string]bool{}}
+	for _, n := range files.names() {
+		s.has[n] = true
+	}
 	if len(s.plan.items) == 0 {
 		return nil, inputErrorf("not a Hugo or Jekyll site: it has no Markdown posts or pages (content/, _posts/ or Markdown files)")
 	}
@@ -104,6 +108,12 @@ type sitePlan struct {
 	want    map[string]bool
 	ignored int      // files that are neither
 	badName []string // files of Jekyll's _posts without a date in their name
+	root    string   // the folder that holds the site ("" or ending in "/")
+	// served are the folders whose files the site serves at its root's
+	// address (/images/a.png), best first: Hugo's static/, then its
+	// content/ (a bundle's files are served beside its page); a Jekyll
+	// site's root, or a content folder.
+	served []string
 }
 
 // siteConfigs are the files at the root of a site that say it is one.
@@ -122,6 +132,7 @@ var siteConfigs = []string{"_config.yml", "_config.yaml", "_config.toml", "confi
 func planSite(names []string) sitePlan {
 	p := sitePlan{items: map[string]*siteItem{}, want: map[string]bool{}}
 	root := siteRoot(names)
+	p.root = root
 	jekyll, hugo := false, false
 	for _, n := range names {
 		rel, ok := strings.CutPrefix(n, root)
@@ -135,6 +146,10 @@ func planSite(names []string) sitePlan {
 		case dir && top == "content":
 			hugo = true
 		}
+	}
+	p.served = []string{root}
+	if hugo && !jekyll {
+		p.served = []string{root + "static/", root + "content/"}
 	}
 	// A content folder of Markdown files alone: they are posts.
 	flat := !jekyll && !hugo
@@ -799,7 +814,7 @@ func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, do
 		md, raw := imp.b.withoutRawHTML(md)
 		losses = mergeLosses(losses, raw)
 		err := imp.page(ctx, importPage{Title: title, Slug: slug, Markdown: md, Status: status, SortOrder: weight,
-			PublishedAt: at, Created: created, Updated: updated, Origin: it.name, Notes: notes, Losses: losses})
+			PublishedAt: at, Created: created, Updated: updated, Origin: it.name, File: it.name, Notes: notes, Losses: losses})
 		if err != nil {
 			return err
 		}
@@ -819,11 +834,14 @@ func (s *markdownSite) item(ctx context.Context, imp *importer, it *siteItem, do
 	teaser, rawTeaser = imp.b.withoutRawHTML(teaser)
 	losses = mergeLosses(losses, raw, rawTeaser)
 	p := importPost{Title: title, Slug: slug, Summary: summary, Markdown: md, Status: status, PublishedAt: at,
-		Created: created, Updated: updated, ShowComments: showComments, Teaser: teaser, Origin: it.name, Losses: losses}
+		Created: created, Updated: updated, ShowComments: showComments, Teaser: teaser, Origin: it.name, File: it.name, Losses: losses}
 	if cover != "" {
-		if strings.HasPrefix(cover, "/") || strings.HasPrefix(cover, "http://") || strings.HasPrefix(cover, "https://") {
+		switch {
+		case strings.HasPrefix(cover, "/") || strings.HasPrefix(cover, "http://") || strings.HasPrefix(cover, "https://"):
 			p.CoverImage = cover
-		} else {
+		case imp.media.fromSite(cover, it.name):
+			p.CoverImage = cover // a bundle's file, brought home
+		default:
 			notes = append(notes, fmt.Sprintf("cover image %q is a path relative to the old page; left out", cover))
 		}
 	}

@@ -32,6 +32,15 @@ type siteFiles interface {
 	each(want map[string]bool, fn func(name string, src []byte, tooLarge bool) error) error
 	// skipped names the folders of a folder that were not read at all.
 	skipped() []string
+	// media calls fn with a reader of each file of want, one at a time in
+	// the tree's own order, for the import to bring the site's own images
+	// and files home (import_media_site.go). Nothing bounds a file's size
+	// but its reader's caller; of an archive, the bytes decompressed count
+	// against the import limit (budget), each call's anew. A reader's
+	// errors are ctx's, an *ExpandError, or a *siteFileError that says in
+	// a person's words why the file cannot be read; fn's error stops the
+	// reading and is returned.
+	media(ctx context.Context, want map[string]bool, fn func(name string, r io.Reader) error) error
 }
 
 // isSiteArchive: head starts a gzip file or a tar archive.
@@ -142,6 +151,29 @@ func (z *zipSite) each(want map[string]bool, fn func(string, []byte, bool) error
 	return nil
 }
 
+func (z *zipSite) media(ctx context.Context, want map[string]bool, fn func(string, io.Reader) error) error {
+	budget := &expandBudget{left: z.limit, limit: z.limit}
+	for _, f := range z.zr.File {
+		name := cleanName(f.Name)
+		if !want[name] || z.files[name] != f {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			if err := fn(name, errReader{siteReadError(err)}); err != nil {
+				return err
+			}
+			continue
+		}
+		err = fn(name, &mediaReader{ctx: ctx, r: rc, budget: budget})
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // tarSite is a site in a tar archive, gzip-compressed or not. A tar is
 // read from its start each time: once to list it, then once for each
 // reading of its files.
@@ -242,6 +274,19 @@ func (t *tarSite) each(want map[string]bool, fn func(string, []byte, bool) error
 	})
 }
 
+// media reads the archive from its start once more; the stream's own
+// budget bounds what is decompressed.
+func (t *tarSite) media(ctx context.Context, want map[string]bool, fn func(string, io.Reader) error) error {
+	done := map[string]bool{}
+	return t.walk(func(name string, tr *tar.Reader) error {
+		if !want[name] || done[name] {
+			return nil
+		}
+		done[name] = true
+		return fn(name, &mediaReader{ctx: ctx, r: tr})
+	})
+}
+
 // dirSite is a site in a folder. Folders that never hold content
 // (neverRead) are not walked, so that a site with its node_modules or .git
 // is read as quickly as one without.
@@ -321,6 +366,71 @@ func (d *dirSite) each(want map[string]bool, fn func(string, []byte, bool) error
 	}
 	return nil
 }
+
+func (d *dirSite) media(ctx context.Context, want map[string]bool, fn func(string, io.Reader) error) error {
+	for _, name := range d.list {
+		if !want[name] {
+			continue
+		}
+		f, err := d.fsys.Open(name)
+		if err != nil {
+			if err := fn(name, errReader{siteReadError(err)}); err != nil {
+				return err
+			}
+			continue
+		}
+		err = fn(name, &mediaReader{ctx: ctx, r: f})
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// siteFileError: a file of a site cannot be read; its text says why, for
+// the import's report.
+type siteFileError struct{ why string }
+
+func (e *siteFileError) Error() string { return e.why }
+
+// mediaReader reads one file of a site for media: it stops once ctx ends
+// and, in an archive, once the archive's budget is spent.
+type mediaReader struct {
+	ctx    context.Context
+	r      io.Reader
+	budget *expandBudget // nil for a folder: nothing is decompressed
+}
+
+func (m *mediaReader) Read(p []byte) (int, error) {
+	if err := m.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := m.r.Read(p)
+	if m.budget != nil {
+		if berr := m.budget.spend(n); berr != nil {
+			return n, berr
+		}
+	}
+	if err == nil || errors.Is(err, io.EOF) || ownError(err) != nil {
+		return n, err
+	}
+	return n, siteReadError(err)
+}
+
+// siteReadError says why a file of a site cannot be read.
+func siteReadError(err error) error {
+	if _, corrupt := errors.AsType[flate.CorruptInputError](err); corrupt || errors.Is(err, zip.ErrChecksum) ||
+		errors.Is(err, zip.ErrFormat) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &siteFileError{why: "it is damaged in the archive"}
+	}
+	return &siteFileError{why: fmt.Sprintf("it cannot be read: %v", pathErrorText(err))}
+}
+
+// errReader fails every read with err: a file that cannot be opened.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // pathErrorText is what went wrong with a file, without the path an
 // *fs.PathError repeats.

@@ -94,11 +94,21 @@ func fileExtensions() []string {
 	}
 }
 
-// mediaRef is one address the content references.
+// mediaRef is one address the content references: a file to download,
+// or one of the site the import reads (mediaSite).
 type mediaRef struct {
-	src    string // absolute http(s) URL
+	src    string // absolute http(s) URL; "site:" and the name of a site's file; "missing:" and a path the site has not
 	image  bool   // shown as an image (or a cover image): only an image will do
 	origin string // the first item that references it, for warnings
+	// key is what import_media remembers it by: src for an address; for a
+	// site's file, known once it is read, its path and content
+	// (siteMediaKey).
+	key  string
+	file string // the site's file: its name in the archive or folder
+	path string // the site's file: its path inside the site
+	// A relative path the site has not: the destination as warnings name
+	// it, and why it stays.
+	shown, missing string
 }
 
 // mediaPlan is what an import brings home: what its first run found, then
@@ -117,6 +127,9 @@ type mediaPlan struct {
 	home   map[string]string // address → its link in the file host
 	failed map[string]string // address → why it stayed where it was
 	told   map[string]bool   // failed addresses an item's warning named
+	// site is the site the import reads, whose own files its content's
+	// paths may name; nil for an export.
+	site mediaSite
 }
 
 func newMediaPlan(origin *url.URL, src importSource) *mediaPlan {
@@ -125,6 +138,9 @@ func newMediaPlan(origin *url.URL, src importSource) *mediaPlan {
 	if origin != nil {
 		p.base, p.join = origin, true
 		p.hosts = append(p.hosts, hostKey(origin.Hostname()))
+	}
+	if s, ok := src.(mediaSite); ok {
+		p.site = s
 	}
 	if s, ok := src.(siteSource); ok {
 		for _, raw := range s.oldSite() {
@@ -164,7 +180,7 @@ func hostKey(h string) string {
 // or a cover image) names when it is to be brought home: any image of
 // http(s), and files of the old site; ok is false for the rest.
 func (p *mediaPlan) resolve(dest string, image bool) (string, bool) {
-	raw := strings.TrimSpace(html.UnescapeString(string(util.UnescapePunctuations([]byte(dest)))))
+	raw := destText(dest)
 	u, err := url.Parse(raw)
 	if err != nil || u.User != nil || u.Opaque != "" {
 		return "", false
@@ -204,19 +220,29 @@ func (p *mediaPlan) resolve(dest string, image bool) (string, bool) {
 	return src, true
 }
 
-// collect notes the addresses of an item's Markdown and cover image.
-func (p *mediaPlan) collect(b *Blog, md, cover, origin string) {
+// destText is a destination as the Markdown writes it, its escapes read.
+func destText(dest string) string {
+	return strings.TrimSpace(html.UnescapeString(string(util.UnescapePunctuations([]byte(dest)))))
+}
+
+// collect notes the addresses of an item's Markdown and cover image; file
+// is the item's file in the site the import reads ("" for an export).
+func (p *mediaPlan) collect(b *Blog, md, cover, origin, file string) {
 	add := func(dest string, image bool) {
-		src, ok := p.resolve(dest, image)
+		ref, ok := p.locate(dest, image, file)
 		if !ok {
 			return
 		}
-		if r := p.refs[src]; r != nil {
+		if r := p.refs[ref.src]; r != nil {
 			r.image = r.image || image
 			return
 		}
-		p.refs[src] = &mediaRef{src: src, image: image, origin: origin}
-		p.order = append(p.order, src)
+		ref.image, ref.origin = image, origin
+		p.refs[ref.src] = ref
+		p.order = append(p.order, ref.src)
+		if ref.missing != "" {
+			p.failed[ref.src] = ref.missing
+		}
 	}
 	for _, d := range b.destinations([]byte(md)) {
 		add(md[d.start:d.end], d.image)
@@ -228,16 +254,17 @@ func (p *mediaPlan) collect(b *Blog, md, cover, origin string) {
 
 // apply rewrites what was brought home in an item's Markdown and cover
 // image, and returns the addresses of it that stayed where they were.
-func (p *mediaPlan) apply(b *Blog, md, cover string) (string, string, []string) {
+func (p *mediaPlan) apply(b *Blog, md, cover, file string) (string, string, []string) {
 	if p == nil {
 		return md, cover, nil
 	}
 	var failed []string
 	link := func(dest string, image bool) (string, bool) {
-		src, ok := p.resolve(dest, image)
+		ref, ok := p.locate(dest, image, file)
 		if !ok {
 			return "", false
 		}
+		src := ref.src
 		if l, ok := p.home[src]; ok {
 			return l, true
 		}
@@ -265,9 +292,16 @@ func (p *mediaPlan) notes(failed []string) []string {
 }
 
 func (p *mediaPlan) leftNote(src string) string {
+	r := p.refs[src]
 	what := "file"
-	if p.refs[src] != nil && p.refs[src].image {
+	if r.image {
 		what = "image"
+	}
+	switch {
+	case r.file != "":
+		return fmt.Sprintf("%s %s of the site left at its address: %s", what, r.file, p.failed[src])
+	case r.shown != "":
+		return fmt.Sprintf("%s %s left at its address: %s", what, r.shown, p.failed[src])
 	}
 	return fmt.Sprintf("%s %s left at its old address: %s", what, src, p.failed[src])
 }
@@ -371,9 +405,11 @@ func (b *Blog) planMedia(ctx context.Context, src importSource, origin *url.URL)
 	return p, nil
 }
 
-// bringHome downloads what p references into the file host, for owner,
-// and counts in res what became of each address. Addresses an earlier
-// import brought home, whose files still serve, are not fetched again.
+// bringHome stores what p references into the file host, for owner: the
+// site's own files from the site (import_media_site.go), the rest
+// downloaded. It counts in res what became of each address. Addresses
+// and files an earlier import brought home, whose files still serve, are
+// not stored again.
 // The downloads have their own time; the error is ctx's only.
 func (b *Blog) bringHome(ctx context.Context, p *mediaPlan, owner string, res *ImportResult) error {
 	if len(p.paths) > 0 {
@@ -383,12 +419,27 @@ func (b *Blog) bringHome(ctx context.Context, p *mediaPlan, owner string, res *I
 		}
 		sort.Strings(paths)
 		res.Media.Changed += len(paths)
-		res.warn("%d images and files are paths of the old site (such as %s) and stay as they are: the export does not say "+
-			"the old site's address; give it (folio import -from URL, or the import form's from) to bring them home", len(paths), paths[0])
+		if p.site != nil {
+			res.warn("%d images and files are paths that are not files of the site (such as %s) and stay as they are: "+
+				"give the old site's address (folio import -from URL, or the import form's from) to download them", len(paths), paths[0])
+		} else {
+			res.warn("%d images and files are paths of the old site (such as %s) and stay as they are: the export does not say "+
+				"the old site's address; give it (folio import -from URL, or the import form's from) to bring them home", len(paths), paths[0])
+		}
+	}
+	lim := b.mediaLimits
+	all, cancel := context.WithTimeout(ctx, lim.total)
+	defer cancel()
+	if err := b.weighSiteFiles(ctx, all, p); err != nil {
+		return err
 	}
 	var todo []*mediaRef
 	for _, src := range p.order {
-		link, err := mediaLink(ctx, b.db, src)
+		if _, ok := p.failed[src]; ok { // a file the site has not, or cannot give
+			res.Media.Changed++
+			continue
+		}
+		link, err := mediaLink(ctx, b.db, p.refs[src].key)
 		switch {
 		case err == nil:
 			ok, err := b.media.MediaExists(ctx, link)
@@ -405,7 +456,6 @@ func (b *Blog) bringHome(ctx context.Context, p *mediaPlan, owner string, res *I
 		}
 		todo = append(todo, p.refs[src])
 	}
-	lim := b.mediaLimits
 	if len(todo) > lim.files {
 		for _, r := range todo[lim.files:] {
 			p.failed[r.src] = fmt.Sprintf("one import brings at most %d files home", lim.files)
@@ -413,8 +463,18 @@ func (b *Blog) bringHome(ctx context.Context, p *mediaPlan, owner string, res *I
 		}
 		todo = todo[:lim.files]
 	}
-	all, cancel := context.WithTimeout(ctx, lim.total)
-	defer cancel()
+	// The site's own files first, one at a time as the archive gives
+	// them; then the downloads.
+	var local []*mediaRef
+	todo = slices.DeleteFunc(todo, func(r *mediaRef) bool {
+		if r.file != "" {
+			local = append(local, r)
+		}
+		return r.file != ""
+	})
+	if err := b.storeSiteFiles(ctx, all, p, local, owner, res); err != nil {
+		return err
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, lim.workers)

@@ -176,7 +176,8 @@ func commands() []command {
 				"from the file unless -format names it; or from DIR, the folder of a Hugo or " +
 				"Jekyll site (its posts and pages in Markdown). " +
 				"With -media, the images and files the content references are downloaded into " +
-				"the file host, owned by the administrator, and the content links to them there; " +
+				"the file host (a Hugo or Jekyll site's own are taken from it), owned by the " +
+				"administrator, and the content links to them there; " +
 				"the database must be one folio serve has set up. " +
 				"Importing the same file twice adds nothing and downloads nothing twice. Running " +
 				"servers see the import on their next request (docs/export-import.md).",
