@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"folio/blog/importtest"
 	"io"
 	"mime"
 	"net/http"
@@ -85,14 +86,8 @@ func (m *memMedia) get(link string) []byte {
 	return m.files[link]
 }
 
-// oldSite stands for the site an export comes from: it serves files and
-// counts the requests for each path.
-type oldSite struct {
-	*httptest.Server
-	mu    sync.Mutex
-	hits  map[string]int
-	files map[string][]byte
-}
+// oldSite stands for the site an export comes from.
+type oldSite = importtest.OldSite
 
 // Pictures of a few bytes that sniff as what they are.
 var (
@@ -108,7 +103,7 @@ func picture(head, body string) []byte { return []byte(head + body) }
 // arrives after two redirects.
 func newOldSite(t *testing.T) *oldSite {
 	t.Helper()
-	s := &oldSite{hits: map[string]int{}, files: map[string][]byte{
+	return importtest.NewOldSite(t, map[string][]byte{
 		"/wp-content/uploads/2024/11/forum.jpg":            picture(jpgHead, "the forum"),
 		"/wp-content/uploads/2024/11/forum-copy.jpg":       picture(jpgHead, "the forum"),
 		"/wp-content/uploads/2024/11/fountain.png":         picture(pngHead, "a fountain, large"),
@@ -123,51 +118,7 @@ func newOldSite(t *testing.T) *oldSite {
 		"/blog/content/images/2024/11/cat.jpg":             picture(jpgHead, "the cat"),
 		"/blog/content/images/2024/11/cat-cover.png":       picture(pngHead, "the cat, wide"),
 		"/blog/content/files/2024/11/cat-facts.pdf":        []byte("%PDF-1.4 cats"),
-	}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.hits[r.URL.Path]++
-		s.mu.Unlock()
-		switch r.URL.Path {
-		case "/wp-content/uploads/soft-404.jpg":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html><title>Not found</title><p>Nothing here.")
-			return
-		case "/wp-content/uploads/loop.jpg":
-			http.Redirect(w, r, r.URL.Path, http.StatusFound)
-			return
-		case "/wp-content/uploads/moved.jpg":
-			http.Redirect(w, r, "/r/moved", http.StatusMovedPermanently)
-			return
-		case "/r/moved":
-			http.Redirect(w, r, "/wp-content/uploads/moved-here.jpg", http.StatusFound)
-			return
-		}
-		b, ok := s.files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *oldSite) hitsOf(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.hits[path]
-}
-
-func (s *oldSite) total() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, h := range s.hits {
-		n += h
-	}
-	return n
+	})
 }
 
 // cdnOf is another host name for s: localhost rather than 127.0.0.1.
@@ -284,7 +235,7 @@ func TestImportBringsTheImagesOfAWordPressExportHome(t *testing.T) {
 			t.Errorf("%s stayed %s", from, to)
 		case !keep:
 			path := strings.TrimPrefix(strings.TrimPrefix(from, old.URL), cdn)
-			if got := media.get(to); !bytes.Equal(got, old.files[path]) {
+			if got := media.get(to); !bytes.Equal(got, old.Files[path]) {
 				t.Errorf("%s holds %q, want the bytes of %s", to, got, from)
 			}
 			if media.owners[to] != "owner-1" {
@@ -319,19 +270,19 @@ func TestImportBringsTheImagesOfAWordPressExportHome(t *testing.T) {
 	}
 
 	// Importing again fetches nothing that came home, and adds nothing.
-	before := old.total()
-	forumHits := old.hitsOf("/wp-content/uploads/2024/11/forum.jpg")
+	before := old.Total()
+	forumHits := old.Hits("/wp-content/uploads/2024/11/forum.jpg")
 	res = importMedia(t, b, file, blog.ImportOptions{})
 	if res.Media != (blog.ImportCount{Created: 0, Skipped: 9, Changed: 4}) || res.Posts != (blog.ImportCount{Skipped: 3}) ||
 		res.Pages != (blog.ImportCount{Skipped: 1}) {
 		t.Errorf("again: media %+v, posts %+v, pages %+v", res.Media, res.Posts, res.Pages)
 	}
-	if got := old.hitsOf("/wp-content/uploads/2024/11/forum.jpg"); got != forumHits {
+	if got := old.Hits("/wp-content/uploads/2024/11/forum.jpg"); got != forumHits {
 		t.Errorf("forum.jpg was fetched %d times, then %d", forumHits, got)
 	}
 	// Only what stayed away is asked again: gone, soft-404, huge and the
 	// four requests of loop.
-	if got := old.total() - before; got != 3+4 {
+	if got := old.Total() - before; got != 3+4 {
 		t.Errorf("the second import made %d requests", got)
 	}
 	if !slices.Contains(res.Warnings, left("gone.jpg", "the old site answered 404 Not Found")) {
@@ -347,8 +298,8 @@ func TestImportBringsTheImagesOfAWordPressExportHome(t *testing.T) {
 	usLink := destinationsOf(about.ContentMarkdown)[0]
 	media.remove(usLink)
 	res = importMedia(t, b, file, blog.ImportOptions{})
-	if res.Media != (blog.ImportCount{Created: 1, Skipped: 8, Changed: 4}) || old.hitsOf("/wp-content/uploads/2024/01/us.png") != 2 {
-		t.Errorf("after a deletion: media %+v, us.png fetched %d times", res.Media, old.hitsOf("/wp-content/uploads/2024/01/us.png"))
+	if res.Media != (blog.ImportCount{Created: 1, Skipped: 8, Changed: 4}) || old.Hits("/wp-content/uploads/2024/01/us.png") != 2 {
+		t.Errorf("after a deletion: media %+v, us.png fetched %d times", res.Media, old.Hits("/wp-content/uploads/2024/01/us.png"))
 	}
 	if media.get(usLink) == nil {
 		t.Error("the deleted file did not come back at its link")
@@ -363,8 +314,8 @@ func TestImportBringsGhostImagesHomeFromTheGivenAddress(t *testing.T) {
 
 	// Without the old site's address, the paths stay.
 	res := importMedia(t, b, file, blog.ImportOptions{Format: blog.FormatGhost})
-	if res.Media != (blog.ImportCount{Changed: 3}) || old.total() != 0 {
-		t.Errorf("without an address: media %+v, %d requests", res.Media, old.total())
+	if res.Media != (blog.ImportCount{Changed: 3}) || old.Total() != 0 {
+		t.Errorf("without an address: media %+v, %d requests", res.Media, old.Total())
 	}
 	want := "3 images and files are paths of the old site (such as /content/files/2024/11/cat-facts.pdf) and stay as they are"
 	if len(res.Warnings) == 0 || !strings.HasPrefix(res.Warnings[0], want) {
@@ -383,12 +334,12 @@ func TestImportBringsGhostImagesHomeFromTheGivenAddress(t *testing.T) {
 		t.Errorf("media %+v; warnings %q", res.Media, res.Warnings)
 	}
 	data(t, e.admin.Do("GET", "/api/v1/admin/posts/slug/a-cat-on-the-desk", nil), 200, &p)
-	if !bytes.Equal(media.get(p.CoverImage), old.files["/blog/content/images/2024/11/cat-cover.png"]) {
+	if !bytes.Equal(media.get(p.CoverImage), old.Files["/blog/content/images/2024/11/cat-cover.png"]) {
 		t.Errorf("cover %q", p.CoverImage)
 	}
 	d := destinationsOf(*p.ContentMarkdown)
-	if len(d) != 3 || !bytes.Equal(media.get(d[0]), old.files["/blog/content/images/2024/11/cat.jpg"]) ||
-		!bytes.Equal(media.get(d[1]), old.files["/blog/content/files/2024/11/cat-facts.pdf"]) || d[2] != "/about/" {
+	if len(d) != 3 || !bytes.Equal(media.get(d[0]), old.Files["/blog/content/images/2024/11/cat.jpg"]) ||
+		!bytes.Equal(media.get(d[1]), old.Files["/blog/content/files/2024/11/cat-facts.pdf"]) || d[2] != "/about/" {
 		t.Errorf("destinations %q", d)
 	}
 }
@@ -397,8 +348,8 @@ func TestImportRefusesPrivateAddressesWithoutTheAllowlist(t *testing.T) {
 	old := newOldSite(t)
 	e, b := mediaBlog(t, newMemMedia(), false)
 	res := importMedia(t, b, mediaFixture(t, "ghost.json", old.URL, ""), blog.ImportOptions{MediaOrigin: old.URL + "/blog"})
-	if res.Media != (blog.ImportCount{Changed: 3}) || old.total() != 0 {
-		t.Fatalf("media %+v, %d requests reached the old site", res.Media, old.total())
+	if res.Media != (blog.ImportCount{Changed: 3}) || old.Total() != 0 {
+		t.Fatalf("media %+v, %d requests reached the old site", res.Media, old.Total())
 	}
 	want := `Ghost post "a-cat-on-the-desk": image ` + old.URL + "/blog/content/images/2024/11/cat.jpg left at its old address: " +
 		"127.0.0.1 is a loopback address, which an import reaches only when import.fetch_allow names it"
@@ -418,8 +369,8 @@ func TestImportBoundsWhatItBringsHome(t *testing.T) {
 		_, b := mediaBlog(t, newMemMedia(), true)
 		b.SetMediaLimits(2, 64<<10, time.Minute)
 		res := importMedia(t, b, mediaFixture(t, "ghost.json", old.URL, ""), blog.ImportOptions{MediaOrigin: old.URL + "/blog"})
-		if res.Media != (blog.ImportCount{Created: 2, Changed: 1}) || old.total() != 2 {
-			t.Errorf("media %+v after %d requests", res.Media, old.total())
+		if res.Media != (blog.ImportCount{Created: 2, Changed: 1}) || old.Total() != 2 {
+			t.Errorf("media %+v after %d requests", res.Media, old.Total())
 		}
 		want := `Ghost post "a-cat-on-the-desk": image ` + old.URL + "/blog/content/images/2024/11/cat-cover.png left at its old address: " +
 			"one import brings at most 2 files home"

@@ -3,19 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"folio/blog/importtest"
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"folio/auth/authtest"
@@ -36,12 +33,7 @@ const maxTestFile = "8192"
 // mediaOldSite serves the files the exports of testdata/import/media
 // reference, as blog's test of the same name does, with real pictures, and
 // counts the requests for each path.
-type mediaOldSite struct {
-	*httptest.Server
-	mu    sync.Mutex
-	hits  map[string]int
-	files map[string][]byte
-}
+type mediaOldSite struct{ *importtest.OldSite }
 
 // noisePNG is a picture that no compression makes small.
 func noisePNG(t *testing.T, side int) []byte {
@@ -62,7 +54,7 @@ func noisePNG(t *testing.T, side int) []byte {
 func newMediaOldSite(t *testing.T) *mediaOldSite {
 	t.Helper()
 	photo := imagemetatest.MetaJPEG(t)
-	s := &mediaOldSite{hits: map[string]int{}, files: map[string][]byte{
+	s := &mediaOldSite{importtest.NewOldSite(t, map[string][]byte{
 		"/wp-content/uploads/2024/11/forum.jpg":            photo,
 		"/wp-content/uploads/2024/11/forum-copy.jpg":       photo,
 		"/wp-content/uploads/2024/11/fountain.png":         imagemetatest.MetaPNG(t),
@@ -77,48 +69,11 @@ func newMediaOldSite(t *testing.T) *mediaOldSite {
 		"/blog/content/images/2024/11/cat.jpg":             imagemetatest.JPEG(t, 21, 20),
 		"/blog/content/images/2024/11/cat-cover.png":       imagemetatest.PNG(t, 34, 20),
 		"/blog/content/files/2024/11/cat-facts.pdf":        []byte("%PDF-1.4\n% cats\n"),
-	}}
-	if len(s.files["/wp-content/uploads/huge.png"]) <= 8192 {
+	})}
+	if len(s.Files["/wp-content/uploads/huge.png"]) <= 8192 {
 		t.Fatal("huge.png is not larger than the sites' upload limit")
 	}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.hits[r.URL.Path]++
-		s.mu.Unlock()
-		switch r.URL.Path {
-		case "/wp-content/uploads/soft-404.jpg":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html><title>Not found</title><p>Nothing here.")
-			return
-		case "/wp-content/uploads/loop.jpg":
-			http.Redirect(w, r, r.URL.Path, http.StatusFound)
-			return
-		case "/wp-content/uploads/moved.jpg":
-			http.Redirect(w, r, "/r/moved", http.StatusMovedPermanently)
-			return
-		case "/r/moved":
-			http.Redirect(w, r, "/wp-content/uploads/moved-here.jpg", http.StatusFound)
-			return
-		}
-		b, ok := s.files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(s.Close)
 	return s
-}
-
-func (s *mediaOldSite) total() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, h := range s.hits {
-		n += h
-	}
-	return n
 }
 
 // exportFor writes an export of testdata/import/media with the old site's
@@ -240,7 +195,7 @@ func TestImportCommandBringsAWordPressSitesImagesHome(t *testing.T) {
 			t.Errorf("%s stayed %s", path, dests[i])
 			continue
 		}
-		want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.files[path])))
+		want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.Files[path])))
 		if got := served(dests[i]); !bytes.Equal(got, want) {
 			t.Errorf("%s serves %d bytes, want the %d of %s, stripped", dests[i], len(got), len(want), path)
 		}
@@ -252,7 +207,7 @@ func TestImportCommandBringsAWordPressSitesImagesHome(t *testing.T) {
 	if !strings.Contains(html.ContentHTML, `src="`+dests[0]+`" alt="The forum" loading="lazy" decoding="async" width="24" height="16"`) {
 		t.Errorf("the photo brought home has no size: %s", html.ContentHTML)
 	}
-	if photo := served(dests[0]); bytes.Contains(photo, []byte("SECRET-XMP")) || !bytes.Contains(old.files["/wp-content/uploads/2024/11/forum.jpg"], []byte("SECRET-XMP")) {
+	if photo := served(dests[0]); bytes.Contains(photo, []byte("SECRET-XMP")) || !bytes.Contains(old.Files["/wp-content/uploads/2024/11/forum.jpg"], []byte("SECRET-XMP")) {
 		t.Error("the photo's metadata was not stripped")
 	}
 	if dests[5] != old.URL+"/about/" || !strings.HasSuffix(dests[7], "/media/notes.pdf") {
@@ -276,12 +231,12 @@ func TestImportCommandBringsAWordPressSitesImagesHome(t *testing.T) {
 	}
 
 	// Importing again downloads nothing that came home, and adds nothing.
-	before := old.total()
+	before := old.Total()
 	code, out, errOut = folio("import", "-config", site.config, "-media", export)
 	if code != 0 || !strings.Contains(out, "  posts                 0        3        0\n") || strings.Contains(out, "slug") {
 		t.Fatalf("second import: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if got := old.total() - before; got != 3+4 { // gone, soft-404, huge, and loop's four requests
+	if got := old.Total() - before; got != 3+4 { // gone, soft-404, huge, and loop's four requests
 		t.Errorf("the second import made %d requests", got)
 	}
 	if n := site.count(t, "SELECT COUNT(*) FROM files"); n != 8 {
@@ -310,7 +265,7 @@ func TestImportCommandBringsGhostImagesHomeFromTheGivenAddress(t *testing.T) {
 		d[0]:  "/blog/content/images/2024/11/cat.jpg",
 		d[1]:  "/blog/content/files/2024/11/cat-facts.pdf",
 	} {
-		want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.files[path])))
+		want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.Files[path])))
 		if got := site.admin.Clone().Do("GET", link, nil).Expect(200).Body; !bytes.Equal(got, want) {
 			t.Errorf("%s does not serve %s", link, path)
 		}
@@ -326,8 +281,8 @@ func TestImportCommandRefusesPrivateAddressesWithoutTheAllowlist(t *testing.T) {
 	}
 	want := `Ghost post "a-cat-on-the-desk": image ` + old.URL + "/blog/content/images/2024/11/cat.jpg left at its old address: " +
 		"127.0.0.1 is a loopback address, which an import reaches only when import.fetch_allow names it"
-	if !strings.Contains(out, want) || old.total() != 0 {
-		t.Errorf("%d requests; the report:\n%s", old.total(), out)
+	if !strings.Contains(out, want) || old.Total() != 0 {
+		t.Errorf("%d requests; the report:\n%s", old.Total(), out)
 	}
 	if _, cover := site.markdownOf(t, "a-cat-on-the-desk"); cover != "/content/images/2024/11/cat-cover.png" {
 		t.Errorf("cover %q", cover)
@@ -376,8 +331,8 @@ func TestImportCommandMediaFlags(t *testing.T) {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}
 	})
-	if n := site.count(t, "SELECT COUNT(*) FROM posts"); n != 0 || old.total() != 0 {
-		t.Errorf("refused imports wrote %d posts and made %d requests", n, old.total())
+	if n := site.count(t, "SELECT COUNT(*) FROM posts"); n != 0 || old.Total() != 0 {
+		t.Errorf("refused imports wrote %d posts and made %d requests", n, old.Total())
 	}
 }
 
@@ -412,14 +367,14 @@ func TestImportAPIBringsImagesHomeForTheSignedInAdministrator(t *testing.T) {
 	if len(d) != 3 || !strings.HasPrefix(d[0], "/i/") || !strings.HasPrefix(p.CoverImage, "/i/") {
 		t.Fatalf("destinations %q, cover %q", d, p.CoverImage)
 	}
-	want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.files["/blog/content/images/2024/11/cat.jpg"])))
+	want := imagemetatest.ReadAll(t, imagemeta.NewStripReader(bytes.NewReader(old.Files["/blog/content/images/2024/11/cat.jpg"])))
 	if got := c.Clone().Do("GET", d[0], nil).Expect(200).Body; !bytes.Equal(got, want) {
 		t.Error("the short link does not serve the old site's picture")
 	}
 	// Importing again downloads nothing: the files are home already.
-	before := old.total()
+	before := old.Total()
 	httpxtest.Into(t, c.Upload("/api/v1/admin/import", "file", "ghost.json", export, "media", "1", "from", old.URL+"/blog").Expect(200).B().Data, &res)
-	if res.Media.Created != 0 || res.Media.Skipped != 3 || old.total() != before {
-		t.Errorf("second import: media %+v, %d requests", res.Media, old.total()-before)
+	if res.Media.Created != 0 || res.Media.Skipped != 3 || old.Total() != before {
+		t.Errorf("second import: media %+v, %d requests", res.Media, old.Total()-before)
 	}
 }

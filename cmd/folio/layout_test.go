@@ -41,6 +41,8 @@ var mayImport = map[string][]string{
 	// Made files for the tests of filehost/imagemeta and of the uploads
 	// that strip them.
 	"filehost/imagemeta/imagemetatest": {},
+	// The old site of the tests that bring an import's images home.
+	"blog/importtest": {},
 }
 
 // TestPackagesImportOnlyWhatTheMapAllows reads every package's imports and
