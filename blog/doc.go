@@ -73,26 +73,30 @@
 // docs/export-import.md. Blog.Export (archive.go) writes the Folio
 // archive, reading through archive_store.go; Blog.Import (import.go) runs
 // an import in one transaction (importer), with a reader per format:
-// import_folio.go, import_ghost.go, import_wxr.go (with
-// import_wxr_site.go, the old site's address) and import_markdown.go
-// (Hugo and Jekyll sites: import_markdown_files.go reads their archives
-// and folders, import_markdown_body.go converts shortcodes and Liquid).
+//   - import_folio.go, the Folio archive;
+//   - import_ghost.go, Ghost's export: its items read in
+//     import_ghost_items.go, their content in import_ghost_content.go,
+//     through blog/ghostdoc;
+//   - import_wxr.go, WordPress's (items, terms, the more mark), with
+//     import_wxr_xml.go (namespaces, the fallback reader for broken
+//     CDATA), import_wxr_shortcodes.go (shortcodes, embeds, attachments),
+//     import_wxr_autop.go (WordPress's paragraphs) and import_wxr_site.go
+//     (the old site's address);
+//   - import_markdown.go, Hugo and Jekyll sites: import_markdown_files.go
+//     reads their archives and folders, import_markdown_body.go converts
+//     shortcodes and Liquid.
+//
+// import_rawhtml.go turns the raw HTML of imported Markdown into Markdown.
 // import_media.go brings the images an import references home through the
 // file host (Deps.Media), import_media_site.go takes a Hugo or Jekyll
 // site's own from its archive or folder, import_media_store.go remembers
-// them.
-// import_limits.go bounds what an import reads; frontmatter.go writes and
-// reads the archive's front matter. archive_http.go holds the export and
-// import routes, and reads the import's form for them and for the
-// console's import page; import_report.go orders a result into the report
-// people read (the console's and the folio command's). The folio command's
-// export and import call the same two. The Ghost reader reads the file's
-// items in import_ghost_items.go and their content in
-// import_ghost_content.go, through blog/ghostdoc.
-// WordPress's reader is import_wxr.go (items, terms, the more mark) with
-// import_wxr_xml.go (namespaces, the fallback reader for broken CDATA),
-// import_wxr_shortcodes.go (shortcodes, embeds, attachments) and
-// import_wxr_autop.go (WordPress's paragraphs).
+// them. import_limits.go bounds what an import reads; frontmatter.go
+// writes and reads the archive's front matter. archive_http.go holds the
+// export and import routes and reads the import's form for them and for
+// the console's import page (console_import_http.go); import_report.go
+// orders a result into the report people read (the console's and the
+// folio command's). The folio command's export and import call the same
+// two.
 //
 // # Revisions and previews
 //
