@@ -66,6 +66,12 @@ type Deps struct {
 	// from although they are not of the open internet
 	// (import.fetch_allow, docs/export-import.md#bringing-images-home).
 	FetchAllow outbound.Allowlist
+	// FederationAllow names the hosts and networks federation may reach
+	// although they are not of the open internet, and FederationAllowHTTP
+	// lets it use plain http (federation.allow_private_addresses,
+	// federation.allow_http: for tests, docs/federation.md).
+	FederationAllow     outbound.Allowlist
+	FederationAllowHTTP bool
 }
 
 // StorageUsage reports what the file host stores, cheaply enough for a
@@ -127,6 +133,10 @@ type Blog struct {
 	fetchAllow  outbound.Allowlist // Deps.FetchAllow
 	mediaLimits mediaLimits        // smaller in tests
 
+	// Federation (federation*.go).
+	fedAllow     outbound.Allowlist // Deps.FederationAllow
+	fedAllowHTTP bool               // Deps.FederationAllowHTTP
+
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
 	siteChanges     sqlstore.Counter
@@ -174,6 +184,8 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		media:         d.Media,
 		fetchAllow:    d.FetchAllow,
 		mediaLimits:   defaultMediaLimits(),
+		fedAllow:      d.FederationAllow,
+		fedAllowHTTP:  d.FederationAllowHTTP,
 	}
 	b.fetch = b.mediaLimits.client(b.fetchAllow)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)

@@ -67,6 +67,8 @@ func (b consoleHandlers) handleConsoleSaveSettings(w http.ResponseWriter, r *htt
 		AI: ai.Settings{Enabled: on("ai.enabled"), Provider: v("ai.provider"), Model: strings.TrimSpace(v("ai.model")),
 			BaseURL: strings.TrimSpace(v("ai.base_url")), AutoSummary: on("ai.auto_summary"), AutoTag: on("ai.auto_tag"),
 			APIKey: cur.AI.APIKey},
+		// Federation has its own page (console_federation_http.go).
+		Federation: cur.Federation,
 	}
 	switch key := strings.TrimSpace(v("ai.api_key")); {
 	case on("remove_api_key"):

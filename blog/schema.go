@@ -172,5 +172,85 @@ func migrations() []sqlstore.Migration {
 				created_at BIGINT NOT NULL
 			)`,
 		)},
+		// Federation (docs/federation.md): the blog's key pair, made once
+		// whatever the number of processes; the remote actors it has seen,
+		// its followers and the blocks; what each post last federated as;
+		// the outgoing activities that delivery jobs (sqlstore.Jobs) read;
+		// each inbox host's delivery record; likes and boosts. Fediverse
+		// replies are comments that keep the Note's id, the author's
+		// handle and profile, and the comment they answer.
+		{Name: "federation", Up: sqlstore.Statements(
+			`CREATE TABLE ap_keys (
+				name TEXT PRIMARY KEY,
+				origin TEXT NOT NULL,
+				public_pem TEXT NOT NULL,
+				private_pem TEXT NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE TABLE ap_actors (
+				id TEXT PRIMARY KEY,
+				key_id TEXT NOT NULL,
+				public_pem TEXT NOT NULL,
+				inbox TEXT NOT NULL,
+				shared_inbox TEXT NOT NULL DEFAULT '',
+				handle TEXT NOT NULL,
+				name TEXT NOT NULL,
+				url TEXT NOT NULL,
+				icon TEXT NOT NULL DEFAULT '',
+				host TEXT NOT NULL,
+				fetched_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX ap_actors_key ON ap_actors (key_id)`,
+			`CREATE TABLE ap_followers (
+				actor_id TEXT PRIMARY KEY,
+				follow_id TEXT NOT NULL,
+				status TEXT NOT NULL,
+				inbox TEXT NOT NULL,
+				host TEXT NOT NULL,
+				created_at BIGINT NOT NULL,
+				updated_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX ap_followers_inbox ON ap_followers (status, inbox)`,
+			`CREATE INDEX ap_followers_host ON ap_followers (host)`,
+			`CREATE TABLE ap_blocks (
+				kind TEXT NOT NULL,
+				value TEXT NOT NULL,
+				created_at BIGINT NOT NULL,
+				PRIMARY KEY (kind, value)
+			)`,
+			`CREATE TABLE ap_posts (
+				post_id {{uuid}} PRIMARY KEY,
+				state TEXT NOT NULL,
+				hash TEXT NOT NULL,
+				updated_at BIGINT NOT NULL
+			)`,
+			`CREATE TABLE ap_activities (
+				id {{uuid}} PRIMARY KEY,
+				body TEXT NOT NULL,
+				created_at BIGINT NOT NULL
+			)`,
+			`CREATE TABLE ap_hosts (
+				host TEXT PRIMARY KEY,
+				last_success BIGINT NOT NULL DEFAULT 0,
+				last_failure BIGINT NOT NULL DEFAULT 0,
+				failures INTEGER NOT NULL DEFAULT 0,
+				given_up BIGINT NOT NULL DEFAULT 0,
+				last_error TEXT NOT NULL DEFAULT ''
+			)`,
+			`CREATE TABLE ap_reactions (
+				post_id {{uuid}} NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+				kind TEXT NOT NULL,
+				actor_id TEXT NOT NULL,
+				activity_id TEXT NOT NULL,
+				created_at BIGINT NOT NULL,
+				PRIMARY KEY (post_id, kind, actor_id)
+			)`,
+			`CREATE INDEX ap_reactions_activity ON ap_reactions (activity_id)`,
+			`ALTER TABLE comments ADD COLUMN ap_id TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE comments ADD COLUMN author_handle TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE comments ADD COLUMN author_url TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE comments ADD COLUMN reply_to TEXT NOT NULL DEFAULT ''`,
+			`CREATE UNIQUE INDEX comments_ap_id ON comments (ap_id) WHERE ap_id <> ''`,
+		)},
 	}
 }

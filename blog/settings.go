@@ -19,6 +19,8 @@ type Settings struct {
 	Post   PostSettings   `json:"post"`
 	Render RenderSettings `json:"render"`
 	AI     ai.Settings    `json:"ai"`
+	// Federation is docs/federation.md's group.
+	Federation FederationSettings `json:"federation"`
 }
 
 type SiteSettings struct {
@@ -58,14 +60,15 @@ func DefaultSettings() Settings {
 			RenderMode: "classic",
 			APIPrefix:  "/api/v1",
 		},
-		AI: ai.DefaultSettings(),
+		AI:         ai.DefaultSettings(),
+		Federation: DefaultFederationSettings(),
 	}
 }
 
 // Validate checks every group; the error is a *sqlstore.FieldError naming
 // the first offending key.
 func (s Settings) Validate() error {
-	for _, check := range []func() error{s.Render.Validate, s.Post.Validate, s.AI.Validate} {
+	for _, check := range []func() error{s.Render.Validate, s.Post.Validate, s.AI.Validate, s.Federation.Validate} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -100,33 +103,35 @@ func (r RenderSettings) Validate() error {
 // SettingsGroups are the blog's groups in a settings registry. The settings
 // API serves the registry's whole document, groups of other owners included.
 type SettingsGroups struct {
-	Registry *sqlstore.Registry
-	Site     *sqlstore.Group[SiteSettings]
-	Post     *sqlstore.Group[PostSettings]
-	Render   *sqlstore.Group[RenderSettings]
-	AI       *sqlstore.Group[ai.Settings]
+	Registry   *sqlstore.Registry
+	Site       *sqlstore.Group[SiteSettings]
+	Post       *sqlstore.Group[PostSettings]
+	Render     *sqlstore.Group[RenderSettings]
+	AI         *sqlstore.Group[ai.Settings]
+	Federation *sqlstore.Group[FederationSettings]
 }
 
-// RegisterSettings registers the site, post, render and ai groups, in that
-// order, with base as their configured values.
+// RegisterSettings registers the site, post, render, ai and federation
+// groups, in that order, with base as their configured values.
 func RegisterSettings(reg *sqlstore.Registry, base Settings) SettingsGroups {
 	return SettingsGroups{
-		Registry: reg,
-		Site:     sqlstore.Register(reg, "site", base.Site, nil),
-		Post:     sqlstore.Register(reg, "post", base.Post, PostSettings.Validate),
-		Render:   sqlstore.Register(reg, "render", base.Render, RenderSettings.Validate),
-		AI:       sqlstore.Register(reg, "ai", base.AI, ai.Settings.Validate),
+		Registry:   reg,
+		Site:       sqlstore.Register(reg, "site", base.Site, nil),
+		Post:       sqlstore.Register(reg, "post", base.Post, PostSettings.Validate),
+		Render:     sqlstore.Register(reg, "render", base.Render, RenderSettings.Validate),
+		AI:         sqlstore.Register(reg, "ai", base.AI, ai.Settings.Validate),
+		Federation: sqlstore.Register(reg, "federation", base.Federation, FederationSettings.Validate),
 	}
 }
 
 // Get returns the blog's current settings.
 func (g SettingsGroups) Get(ctx context.Context) Settings {
-	return Settings{Site: g.Site.Get(ctx), Post: g.Post.Get(ctx), Render: g.Render.Get(ctx), AI: g.AI.Get(ctx)}
+	return Settings{Site: g.Site.Get(ctx), Post: g.Post.Get(ctx), Render: g.Render.Get(ctx), AI: g.AI.Get(ctx), Federation: g.Federation.Get(ctx)}
 }
 
 // Base returns the blog's configured settings, before stored overrides.
 func (g SettingsGroups) Base() Settings {
-	return Settings{Site: g.Site.Base(), Post: g.Post.Base(), Render: g.Render.Base(), AI: g.AI.Base()}
+	return Settings{Site: g.Site.Base(), Post: g.Post.Base(), Render: g.Render.Base(), AI: g.AI.Base(), Federation: g.Federation.Base()}
 }
 
 // Put validates s and stores the blog's groups in one transaction.
@@ -136,6 +141,7 @@ func (g SettingsGroups) Put(ctx context.Context, s Settings) error {
 	d = g.Post.With(d, s.Post)
 	d = g.Render.With(d, s.Render)
 	d = g.AI.With(d, s.AI)
+	d = g.Federation.With(d, s.Federation)
 	return g.Registry.Put(ctx, d)
 }
 

@@ -34,6 +34,9 @@ type Job struct {
 	ID      string
 	Subject string
 	Attempt int
+	// Tries counts the times the job ran to a failure and was put back
+	// for later (Retry): what a caller's backoff grows with.
+	Tries int
 }
 
 // JobAttempts bounds the claims of one job: a job whose process keeps
@@ -62,9 +65,45 @@ func (q *Jobs) Enqueue(ctx context.Context, subject string) error {
 	return nil
 }
 
+// EnqueueAt adds a pending job for subject that no claim takes before
+// at; like Enqueue, a pending job for subject makes it a no-op.
+func (q *Jobs) EnqueueAt(ctx context.Context, subject string, at time.Time) error {
+	now := FromTime(q.Now())
+	_, err := q.db.Exec(ctx, `INSERT INTO jobs (id, kind, subject, state, created_at, updated_at, run_after)
+		VALUES ($1, $2, $3, 'pending', $4, $4, $5) ON CONFLICT DO NOTHING`, NewID(), q.Kind, subject, now, FromTime(at))
+	if err != nil {
+		return fmt.Errorf("sqlstore: enqueue %s job: %w", q.Kind, err)
+	}
+	return nil
+}
+
+// Retry puts a job that failed back in the queue, not to be claimed
+// before at, with its Tries one higher and its claims counted afresh: a
+// clean failure is not a crash. When a newer pending job for the same
+// subject exists, that one will do and this one is deleted.
+func (q *Jobs) Retry(ctx context.Context, j *Job, at time.Time) error {
+	return q.db.Tx(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(ctx, `UPDATE jobs SET state = 'pending', claimed_by = '', claim_until = 0,
+			attempts = 0, tries = tries + 1, run_after = $4, updated_at = $5
+			WHERE id = $1 AND claimed_by = $2 AND attempts = $3 AND NOT EXISTS (
+				SELECT 1 FROM jobs p WHERE p.kind = jobs.kind AND p.subject = jobs.subject AND p.state = 'pending')`,
+			j.ID, q.Instance, j.Attempt, FromTime(at), FromTime(q.Now()))
+		if err != nil {
+			return fmt.Errorf("sqlstore: retry %s job: %w", q.Kind, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM jobs WHERE id = $1 AND claimed_by = $2 AND attempts = $3",
+			j.ID, q.Instance, j.Attempt)
+		return err
+	})
+}
+
 // Claim claims the oldest pending job, and when alive is not nil also the
 // oldest running one whose process is not among alive (nor this one) or
-// whose claim's deadline passed. It returns nil when there is none.
+// whose claim's deadline passed. A pending job waits for its run_after
+// (EnqueueAt, Retry). It returns nil when there is none.
 // Without alive it costs no registry read: the path of a process waking
 // its own workers right after an enqueue.
 func (q *Jobs) Claim(ctx context.Context, alive []string) (*Job, error) {
@@ -85,9 +124,9 @@ func (q *Jobs) Claim(ctx context.Context, alive []string) (*Job, error) {
 	var j Job
 	err := q.db.QueryRowWrite(ctx, `UPDATE jobs SET state = 'running', claimed_by = $1, claim_until = $2,
 		attempts = attempts + 1, updated_at = $3
-		WHERE id = (SELECT id FROM jobs WHERE kind = $4 AND attempts < $5 AND (state = 'pending'`+takeover+`)
+		WHERE id = (SELECT id FROM jobs WHERE kind = $4 AND attempts < $5 AND (state = 'pending' AND run_after <= $3`+takeover+`)
 			ORDER BY created_at, id LIMIT 1`+lock+`)
-		RETURNING id, subject, attempts`, args...).Scan(&j.ID, &j.Subject, &j.Attempt)
+		RETURNING id, subject, attempts, tries`, args...).Scan(&j.ID, &j.Subject, &j.Attempt, &j.Tries)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}

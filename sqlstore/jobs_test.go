@@ -183,3 +183,44 @@ func TestJobClaimRaceGivesEachJobOneOwner(t *testing.T) {
 		}
 	}
 }
+
+func TestJobWaitsForItsTimeAndARetryCountsItsTries(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	q := jobQueue(db, "a", &now)
+	if err := q.EnqueueAt(ctx, "later", now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if j := claim(t, q, nil); j != nil {
+		t.Fatalf("a job due in a minute was claimed at once: %+v", j)
+	}
+	now = now.Add(time.Minute)
+	j := claim(t, q, nil)
+	if j == nil || j.Subject != "later" || j.Tries != 0 {
+		t.Fatalf("claim at its time = %+v, want later with 0 tries", j)
+	}
+	for try := 1; try <= 2; try++ {
+		if err := q.Retry(ctx, j, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim(t, q, nil); got != nil {
+			t.Fatalf("retry %d was claimed before its time: %+v", try, got)
+		}
+		now = now.Add(time.Hour)
+		if j = claim(t, q, nil); j == nil || j.Tries != try || j.Attempt != 1 {
+			t.Fatalf("retry %d claimed as %+v, want tries %d and a fresh attempt 1", try, j, try)
+		}
+	}
+	// A retry of a job whose subject was queued again meanwhile gives way
+	// to the newer one.
+	if err := q.Enqueue(ctx, "later"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Retry(ctx, j, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM jobs"); n != 1 {
+		t.Fatalf("a retry beside a newer pending job left %d jobs, want 1", n)
+	}
+}

@@ -169,6 +169,13 @@ func coreMigrations() []Migration {
 			`CREATE UNIQUE INDEX jobs_pending ON jobs (kind, subject) WHERE state = 'pending'`,
 			`CREATE INDEX jobs_claim ON jobs (kind, created_at, id)`,
 		)},
+		// Jobs that wait: a retry with backoff (a federated delivery to a
+		// server that is down) is a pending job with a time before which
+		// no claim takes it, and a count of its failed runs.
+		{Name: "jobs_run_after", Up: Statements(
+			`ALTER TABLE jobs ADD COLUMN run_after BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE jobs ADD COLUMN tries INTEGER NOT NULL DEFAULT 0`,
+		)},
 	}
 }
 

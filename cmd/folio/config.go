@@ -44,6 +44,11 @@ type Config struct {
 	// FetchAllow names what an import may download from although it is
 	// not of the open internet (import.fetch_allow).
 	FetchAllow outbound.Allowlist
+	// FederationAllow and FederationAllowHTTP let federation reach what
+	// is not of the open internet, and plain http, for tests
+	// (federation.allow_private_addresses, federation.allow_http).
+	FederationAllow     outbound.Allowlist
+	FederationAllowHTTP bool
 
 	AdminEnabled      bool
 	AdminUsername     string
@@ -165,6 +170,19 @@ func options() []option {
 			}
 			c.FetchAllow = a
 			return nil
+		}},
+		{"federation.allow_private_addresses", "", "hosts, addresses and CIDR prefixes federation may reach although they are loopback, private or link-local (for tests); empty: the open internet only", func(c *Config, v string) error {
+			a, err := outbound.ParseAllowlist(v)
+			if err != nil {
+				return fmt.Errorf("want a comma-separated list of hosts, addresses and CIDR prefixes: %v", err)
+			}
+			c.FederationAllow = a
+			return nil
+		}},
+		{"federation.allow_http", "false", "whether federation may fetch from and deliver to plain http URLs (for tests)", func(c *Config, v string) error {
+			b, err := sqlstore.ParseBool(v)
+			c.FederationAllowHTTP = b
+			return err
 		}},
 		{"admin.enabled", "true", "whether the administrator may log in", func(c *Config, v string) error {
 			b, err := sqlstore.ParseBool(v)

@@ -36,6 +36,7 @@ func TestSettingsDocumentShape(t *testing.T) {
 		`"post":{"posts_per_page":10,"enable_comment":true,"enable_toc":true,"summary_length":200,"default_cover_url":"","revisions_kept":20},` +
 		`"render":{"render_mode":"classic","api_prefix":"/api/v1","enable_cors":false},` +
 		`"ai":{"enabled":false,"provider":"openai","api_key":"","model":"","base_url":"","auto_summary":false,"auto_tag":false},` +
+		`"federation":{"enabled":false,"username":"blog","approve_followers":false,"authorized_fetch":false},` +
 		`"upload":{"allow_guest_upload":false,"allow_duplicate":false,"allow_register":false,"max_file_size":104857600,` +
 		`"forbidden_exts":"php,phtml,exe,bat,cmd,sh,js,html,htm,xhtml,jar,msi","allowed_types":"",` +
 		`"path_pattern":"{year}/{month}/{md5_8}/{uuid}.{ext}","default_quota_bytes":1073741824,"strip_metadata":true}},"msg":"ok"}`

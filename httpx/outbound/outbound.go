@@ -12,6 +12,8 @@ package outbound
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,13 @@ type Options struct {
 	Timeout time.Duration
 	// UserAgent is sent with every request; "" sends "Folio".
 	UserAgent string
+	// HTTPSOnly refuses plain http URLs, redirects included, with
+	// ErrScheme: a federated server's documents are trusted for what
+	// they say only when they come over TLS.
+	HTTPSOnly bool
+	// RootCAs, when not nil, replaces the system's roots: a test server's
+	// certificate, or an operator's own authority.
+	RootCAs *x509.CertPool
 }
 
 // Errors a fetch may end with, besides a *BlockedError and the network's
@@ -89,6 +98,7 @@ type Client struct {
 	maxBytes  int64
 	timeout   time.Duration
 	userAgent string
+	httpsOnly bool
 }
 
 // New returns a Client bounded by o.
@@ -106,7 +116,7 @@ func New(o Options) *Client {
 	if o.UserAgent == "" {
 		o.UserAgent = "Folio"
 	}
-	c := &Client{allow: o.Allow, maxBytes: o.MaxBytes, timeout: o.Timeout, userAgent: o.UserAgent}
+	c := &Client{allow: o.Allow, maxBytes: o.MaxBytes, timeout: o.Timeout, userAgent: o.UserAgent, httpsOnly: o.HTTPSOnly}
 	checked := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
 	open := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
@@ -119,6 +129,7 @@ func New(o Options) *Client {
 			}
 			return checked.DialContext(ctx, network, addr)
 		},
+		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs},
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: o.Timeout,
@@ -133,7 +144,7 @@ func New(o Options) *Client {
 			if len(via) > maxRedirects {
 				return ErrTooManyRedirects
 			}
-			return checkURL(req.URL)
+			return c.checkURL(req.URL)
 		},
 	}
 	return c
@@ -156,8 +167,8 @@ func (c *Client) control(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-func checkURL(u *url.URL) error {
-	if u.Scheme != "http" && u.Scheme != "https" {
+func (c *Client) checkURL(u *url.URL) error {
+	if u.Scheme != "https" && (u.Scheme != "http" || c.httpsOnly) {
 		return ErrScheme
 	}
 	if u.User != nil {
@@ -175,20 +186,25 @@ func checkURL(u *url.URL) error {
 // ErrTooManyRedirects, ErrScheme, ErrCredentials, context.DeadlineExceeded
 // (the time limit) or the network's error.
 func (c *Client) Get(ctx context.Context, rawURL string) (*http.Response, error) {
-	u, err := url.Parse(rawURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("not a URL: %w", err)
 	}
-	if err := checkURL(u); err != nil {
+	return c.Do(req)
+}
+
+// Do sends req (any method, its own headers: a signed request) within the
+// Client's bounds, as Get does. A redirected request loses its body and
+// signature, as net/http's client does.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	if err := c.checkURL(req.URL); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		cancel()
-		return nil, err
+	ctx, cancel := context.WithTimeout(req.Context(), c.timeout)
+	req = req.WithContext(ctx)
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", c.userAgent)
 	}
-	req.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		cancel()

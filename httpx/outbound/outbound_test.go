@@ -2,6 +2,7 @@ package outbound_test
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -309,5 +310,52 @@ func TestClientSendsNoCookiesOrCredentials(t *testing.T) {
 		if h.Get("Cookie") != "" || h.Get("Authorization") != "" || h.Get("User-Agent") != "Folio-test" {
 			t.Errorf("request %d sent %v", i, h)
 		}
+	}
+}
+
+func TestClientSendsTheCallersRequestWithItsHeaders(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s %s", r.Method, r.Header.Get("Signature"), r.Header.Get("User-Agent"), b)
+	})
+	c := outbound.New(outbound.Options{Allow: allow(t, "127.0.0.1"), UserAgent: "Folio/test"})
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.URL+"/inbox", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Signature", "sig")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if got, want := string(body), "POST sig Folio/test {}"; got != want {
+		t.Errorf("the server saw %q, want %q", got, want)
+	}
+}
+
+func TestClientThatWantsTLSRefusesPlainHTTPAndRedirectsToIt(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+	c := outbound.New(outbound.Options{Allow: allow(t, "127.0.0.1"), HTTPSOnly: true})
+	if _, err := fetch(c, s.URL+"/x"); !errors.Is(err, outbound.ErrScheme) {
+		t.Errorf("plain http with HTTPSOnly: %v, want ErrScheme", err)
+	}
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ok" {
+			fmt.Fprint(w, "ok")
+			return
+		}
+		http.Redirect(w, r, s.URL+"/x", http.StatusFound)
+	}))
+	t.Cleanup(tls.Close)
+	roots := x509.NewCertPool()
+	roots.AddCert(tls.Certificate())
+	c = outbound.New(outbound.Options{Allow: allow(t, "127.0.0.1"), HTTPSOnly: true, RootCAs: roots})
+	if body, err := fetch(c, tls.URL+"/ok"); err != nil || body != "ok" {
+		t.Fatalf("https with HTTPSOnly: %q, %v", body, err)
+	}
+	if _, err := fetch(c, tls.URL+"/"); !errors.Is(err, outbound.ErrScheme) {
+		t.Errorf("a redirect from https to http with HTTPSOnly: %v, want ErrScheme", err)
 	}
 }
