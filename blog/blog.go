@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -136,6 +137,9 @@ type Blog struct {
 	// Federation (federation*.go).
 	fedAllow     outbound.Allowlist // Deps.FederationAllow
 	fedAllowHTTP bool               // Deps.FederationAllowHTTP
+	fedClient    *outbound.Client   // made of the two above
+	fedMu        sync.Mutex         // guards fedKeyCache
+	fedKeyCache  *fedKey            // nil until first read
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -188,6 +192,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		fedAllowHTTP:  d.FederationAllowHTTP,
 	}
 	b.fetch = b.mediaLimits.client(b.fetchAllow)
+	b.fedClient = newFedClient(b.fedAllow, b.fedAllowHTTP)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d)

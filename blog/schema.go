@@ -220,6 +220,7 @@ func migrations() []sqlstore.Migration {
 			)`,
 			`CREATE TABLE ap_posts (
 				post_id {{uuid}} PRIMARY KEY,
+				object_id TEXT NOT NULL,
 				state TEXT NOT NULL,
 				hash TEXT NOT NULL,
 				updated_at BIGINT NOT NULL
