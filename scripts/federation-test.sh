@@ -32,7 +32,7 @@ cleanup() {
       # Folio's warnings and errors say why a delivery or an inbox POST
       # failed; the tail says what it was doing last.
       echo "---- $f: WARN and ERROR lines" >&2
-      grep -E 'level=(WARN|ERROR)' "$f" | tail -n 60 >&2 || true
+      grep -E 'level=(WARN|ERROR)| status=5[0-9][0-9] ' "$f" | head -n 60 >&2 || true
       echo "---- $f (last 20 lines)" >&2
       tail -n 20 "$f" >&2
     done
