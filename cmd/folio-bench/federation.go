@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,7 @@ func federationBench(args []string) error {
 	followers := fs.Int("followers", 10_000, "followers to seed")
 	hosts := fs.Int("hosts", 1_000, "inbox hosts the followers live on (1-64,000), each with one shared inbox")
 	dbKind := fs.String("db", "sqlite", "sqlite or postgres")
-	dsn := fs.String("dsn", os.Getenv("FOLIO_TEST_POSTGRES_DSN"), "with -db postgres: the DSN of a database with no followers yet (default: $FOLIO_TEST_POSTGRES_DSN)")
+	dsn := fs.String("dsn", os.Getenv("FOLIO_TEST_POSTGRES_DSN"), "with -db postgres: a postgres:// URL of the server; the benchmark creates a fresh database there and drops it afterwards (default: $FOLIO_TEST_POSTGRES_DSN)")
 	sample := fs.Float64("verify", 0.01, "share of the deliveries whose signature is verified")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up when not every inbox got the post by then")
 	logPath := fs.String("log", "", "keep the server's log in this file")
@@ -65,6 +66,13 @@ func federationBench(args []string) error {
 	}
 	if *dbKind == "sqlite" {
 		*dsn = ""
+	} else {
+		fresh, drop, err := freshPostgres(*dsn)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		*dsn = fresh
 	}
 
 	dir, err := os.MkdirTemp("", "folio-federation-")
@@ -425,4 +433,30 @@ func seedFollowers(kind, dsn, sqlitePath string, f *fleet, n int) error {
 		}
 		return nil
 	})
+}
+
+// freshPostgres creates an empty database on the server dsn names and
+// returns its DSN and a function that drops it.
+func freshPostgres(dsn string) (string, func(), error) {
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("-dsn must be a postgres:// URL")
+	}
+	admin, err := sqlstore.Open(ctx, "postgres", dsn)
+	if err != nil {
+		return "", nil, err
+	}
+	name := fmt.Sprintf("folio_fanout_%d_%d", time.Now().Unix(), os.Getpid())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		return "", nil, fmt.Errorf("create database %s: %w", name, err)
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
+			fmt.Fprintf(os.Stderr, "folio-bench: drop database %s: %v\n", name, err)
+		}
+		admin.Close()
+	}, nil
 }
