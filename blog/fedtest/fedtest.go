@@ -52,7 +52,9 @@ type Server struct {
 	keys     map[string]*rsa.PublicKey // the keys of deliveries, by keyId
 	status   int
 	hang     time.Duration
-	now      func() time.Time
+	// signedFetch: GETs must be signed, as on a server with authorized fetch.
+	signedFetch bool
+	now         func() time.Time
 }
 
 // New starts a plain http server, closed when the test ends.
@@ -81,7 +83,14 @@ func start(t testing.TB, tls bool) *Server {
 	count := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests[r.URL.Path]++
+		signed := s.signedFetch
 		s.mu.Unlock()
+		if signed && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			if _, err := s.verify(r, nil); err != nil {
+				http.Error(w, err.Error(), http.StatusUnauthorized)
+				return
+			}
+		}
 		s.mux.ServeHTTP(w, r)
 	})
 	if tls {
@@ -119,6 +128,23 @@ func (s *Server) Requests(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests[path]
+}
+
+// ServeJSON serves v (JSON-marshalable, or []byte as it is) at path as
+// application/activity+json, e.g. a Note the blog fetches.
+func (s *Server) ServeJSON(path string, v any) {
+	s.Handle("GET "+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, activitypub.ContentType+"; charset=utf-8", v)
+	}))
+}
+
+// RequireSignedFetch makes every GET but WebFinger's need a signature
+// that verifies (401 otherwise), as a server with authorized fetch does,
+// or lets them through again.
+func (s *Server) RequireSignedFetch(on bool) {
+	s.mu.Lock()
+	s.signedFetch = on
+	s.mu.Unlock()
 }
 
 // SetNow sets the clock that bounds the Date of deliveries (the blog's
@@ -259,10 +285,13 @@ func (s *Server) serveWebFinger(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeJSON(w http.ResponseWriter, contentType string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+	b, ok := v.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 	}
 	w.Header().Set("Content-Type", contentType)
 	_, _ = w.Write(b)

@@ -291,3 +291,47 @@ func TestTLSServerIsReachedWithItsRootCAs(t *testing.T) {
 		t.Error("a plain server has root CAs")
 	}
 }
+
+func TestRequireSignedFetchRefusesUnsignedGets(t *testing.T) {
+	remote := New(t)
+	a := remote.Actor("alice")
+	remote.ServeJSON("/notes/1", map[string]any{"id": remote.URL + "/notes/1", "type": "Note", "attributedTo": a.ID})
+	_, signer := blogSigner(t)
+	fetch := func(url string, sign bool) int {
+		r, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sign {
+			if err := signer.Sign(r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	webfinger := remote.URL + "/.well-known/webfinger?resource=acct:" + a.Handle
+	eq(t, "an unsigned GET of a note before", fetch(remote.URL+"/notes/1", false), http.StatusOK)
+	remote.RequireSignedFetch(true)
+	for _, c := range []struct {
+		name string
+		url  string
+		sign bool
+		want int
+	}{
+		{"an unsigned GET of the actor", a.ID, false, http.StatusUnauthorized},
+		{"an unsigned GET of a note", remote.URL + "/notes/1", false, http.StatusUnauthorized},
+		{"a signed GET of the actor", a.ID, true, http.StatusOK},
+		{"a signed GET of a note", remote.URL + "/notes/1", true, http.StatusOK},
+		{"an unsigned WebFinger", webfinger, false, http.StatusOK},
+	} {
+		eq(t, c.name, fetch(c.url, c.sign), c.want)
+	}
+	if got := remote.Received(); len(got) != 0 {
+		t.Errorf("fetches were taken for deliveries: %d", len(got))
+	}
+}
