@@ -133,9 +133,9 @@ func (s *Server) Requests(path string) int {
 // ServeJSON serves v (JSON-marshalable, or []byte as it is) at path as
 // application/activity+json, e.g. a Note the blog fetches.
 func (s *Server) ServeJSON(path string, v any) {
-	s.Handle("GET "+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc(http.MethodGet+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, activitypub.ContentType+"; charset=utf-8", v)
-	}))
+	})
 }
 
 // RequireSignedFetch makes every GET but WebFinger's need a signature
