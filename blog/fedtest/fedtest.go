@@ -175,7 +175,8 @@ type Actor struct {
 	Name        string // "Name of {name}"
 	URL         string // {URL}/@{name}, its profile page
 	Username    string // name
-	// Key signs as the actor; RotateKey replaces it.
+	// Key signs as the actor: the server's key, shared by its actors until
+	// RotateKey gives this one its own.
 	Key    *rsa.PrivateKey
 	Server *Server
 
