@@ -69,6 +69,8 @@ func newFedEnv(t testing.TB, fs fedSetup) *fedEnv {
 		}})
 	fe := &fedEnv{siteEnv: &siteEnv{env: e, site: site, clock: clock}, b: b, origin: e.anon.Base,
 		actor: e.anon.Base + "/ap/actor", inbox: e.anon.Base + "/ap/inbox"}
+	// The origin of work outside requests (a test's calls) is the site's.
+	fe.putSettings(map[string]any{"site": map[string]any{"site_url": fe.origin}})
 	fe.federation(map[string]any{"enabled": true})
 	return fe
 }

@@ -2,7 +2,9 @@ package blog_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"folio/blog/activitypub"
 	"folio/blog/fedtest"
 	"folio/blog/httpsig"
+	"folio/httpx"
 )
 
 func TestFederationInboxRefusesHostileActivities(t *testing.T) {
@@ -233,5 +236,353 @@ func TestFederationFollowAndUndo(t *testing.T) {
 	fe.send(carol, undo, http.StatusAccepted)
 	if _, ok := fe.follower(carol.ID); ok {
 		t.Fatal("Undo naming the Follow by its id left the follower")
+	}
+}
+
+func TestFederationRepliesBecomePendingComments(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice, bob := srv.Actor("alice"), srv.Actor("bob")
+	p := fe.publish("Hello fediverse")
+	postURL := fe.origin + "/posts/" + p.Slug
+
+	create := alice.CreateNote("", postURL, `<p>Nice <b>post</b>, <span class="h-card"><a href="https://example.org/@x">@<span>x</span></a></span>!</p>`)
+	noteID := create["object"].(map[string]any)["id"].(string)
+	fe.send(alice, create, http.StatusAccepted)
+	c, ok := fe.reply(noteID)
+	want := fedComment{ID: c.ID, PostID: p.ID, Author: alice.Name, Content: "Nice post, @x!", Status: "pending",
+		Handle: alice.Handle, URL: alice.URL, Actor: alice.ID}
+	if !ok || c != want {
+		t.Fatalf("reply stored as %+v (%v), want %+v", c, ok, want)
+	}
+	var public page[map[string]any]
+	data(t, fe.anon.Do("GET", "/api/v1/posts/"+p.ID+"/comments", nil), 200, &public)
+	if public.Pagination.Total != 0 {
+		t.Fatalf("a pending reply is public: %+v", public)
+	}
+	// Delivered again (to another inbox of ours), it is one comment.
+	fe.send(alice, create, http.StatusAccepted)
+	if n := fe.count("SELECT COUNT(*) FROM comments WHERE post_id = $1", p.ID); n != 1 {
+		t.Fatalf("%d comments after a second delivery, want 1", n)
+	}
+
+	// A reply to the reply answers that comment, on the same post.
+	answer := bob.CreateNote("", noteID, "<p>Agreed.</p>")
+	answerID := answer["object"].(map[string]any)["id"].(string)
+	fe.send(bob, answer, http.StatusAccepted)
+	if got, ok := fe.reply(answerID); !ok || got.PostID != p.ID || got.ReplyTo != c.ID {
+		t.Fatalf("reply to a reply: %+v (%v), want on post %s answering %s", got, ok, p.ID, c.ID)
+	}
+
+	// A post renamed is still found by its old address.
+	data(t, fe.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]any{"slug": "renamed"}), 200, nil)
+	late := alice.CreateNote("", postURL, "<p>Late to the party.</p>")
+	fe.send(alice, late, http.StatusAccepted)
+	if got, ok := fe.reply(late["object"].(map[string]any)["id"].(string)); !ok || got.PostID != p.ID {
+		t.Fatalf("reply to the old address: %+v (%v)", got, ok)
+	}
+
+	// Edits: the text follows, and an approved reply goes back to review.
+	data(t, fe.admin.Do("PATCH", "/api/v1/admin/comments/"+c.ID, map[string]string{"status": "approved"}), 200, nil)
+	fe.send(alice, alice.UpdateNote(noteID, postURL, "<p>Nice post, edited.</p>"), http.StatusAccepted)
+	if got, _ := fe.reply(noteID); got.Content != "Nice post, edited." || got.Status != "pending" {
+		t.Fatalf("after Update: %q %s, want the new text, pending", got.Content, got.Status)
+	}
+	// Nobody else edits or deletes it, even from the same server.
+	forged := bob.UpdateNote(noteID, postURL, "<p>Forged.</p>")
+	fe.send(bob, forged, http.StatusAccepted)
+	fe.send(bob, bob.DeleteNote(noteID), http.StatusAccepted)
+	if got, ok := fe.reply(noteID); !ok || got.Content != "Nice post, edited." {
+		t.Fatalf("another actor's Update or Delete took: %+v (%v)", got, ok)
+	}
+	// An Update naming someone else as the author is refused.
+	forged = bob.UpdateNote(noteID, postURL, "<p>Forged.</p>")
+	forged["object"].(map[string]any)["attributedTo"] = alice.ID
+	fe.send(bob, forged, http.StatusBadRequest)
+	fe.send(alice, alice.DeleteNote(noteID), http.StatusAccepted)
+	if _, ok := fe.reply(noteID); ok {
+		t.Fatal("Delete of the note left its comment")
+	}
+}
+
+func TestFederationRepliesIgnored(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	alice := fedtest.New(t).Actor("alice")
+	open := fe.publish("Open")
+	closed := fe.publish("Closed", "show_comments", false)
+	draft := fe.createPost(map[string]any{"title": "Draft"})
+	for _, c := range []struct {
+		name, inReplyTo, html string
+	}{
+		{"a post whose comments are closed", fe.origin + "/posts/" + closed.Slug, "<p>Hi</p>"},
+		{"a draft", fe.origin + "/posts/" + draft.Slug, "<p>Hi</p>"},
+		{"a post that does not exist", fe.origin + "/posts/nothing-here", "<p>Hi</p>"},
+		{"someone else's note", alice.ID + "/statuses/999", "<p>Hi</p>"},
+		{"nothing: a timeline post", "", "<p>Hi</p>"},
+		{"a note with no text", fe.origin + "/posts/" + open.Slug, "<p> </p><script>x</script>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fe.send(alice, alice.CreateNote("", c.inReplyTo, c.html), http.StatusAccepted)
+			if n := fe.count("SELECT COUNT(*) FROM comments"); n != 0 {
+				t.Fatalf("%d comments stored", n)
+			}
+		})
+	}
+	t.Run("comments off for the whole blog", func(t *testing.T) {
+		fe.putSettings(map[string]any{"post": map[string]any{"enable_comment": false}})
+		defer fe.putSettings(map[string]any{"post": map[string]any{"enable_comment": true}})
+		fe.send(alice, alice.CreateNote("", fe.origin+"/posts/"+open.Slug, "<p>Hi</p>"), http.StatusAccepted)
+		if n := fe.count("SELECT COUNT(*) FROM comments"); n != 0 {
+			t.Fatalf("%d comments stored", n)
+		}
+	})
+	t.Run("a note on another server than its actor", func(t *testing.T) {
+		create := alice.CreateNote(fedtest.New(t).URL+"/notes/1", fe.origin+"/posts/"+open.Slug, "<p>Hi</p>")
+		fe.send(alice, create, http.StatusBadRequest)
+	})
+}
+
+func TestFederationReplyWithScriptIsPlainText(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	alice := fedtest.New(t).Actor("alice")
+	p := fe.publish("Target")
+	html := `<p>Hello<br>there</p><script>alert("owned")</script><style>p{}</style>` +
+		`<p>&lt;img src=x onerror=alert(1)&gt; &amp; <a href="javascript:alert(2)">a link</a></p>`
+	create := alice.CreateNote("", fe.origin+"/posts/"+p.Slug, html)
+	fe.send(alice, create, http.StatusAccepted)
+	c, ok := fe.reply(create["object"].(map[string]any)["id"].(string))
+	want := "Hello\nthere\n\n<img src=x onerror=alert(1)> & a link"
+	if !ok || c.Content != want {
+		t.Fatalf("stored %q (%v), want %q", c.Content, ok, want)
+	}
+	data(t, fe.admin.Do("PATCH", "/api/v1/admin/comments/"+c.ID, map[string]string{"status": "approved"}), 200, nil)
+	page := fe.html("/posts/"+p.Slug, 200)
+	if !strings.Contains(page, "&lt;img src=x onerror=alert(1)&gt; &amp; a link") {
+		t.Fatalf("the reply is not shown escaped:\n%s", page)
+	}
+	for _, bad := range []string{"<img src=x", "alert(\"owned\")", "javascript:"} {
+		if strings.Contains(page, bad) {
+			t.Fatalf("the page holds %q", bad)
+		}
+	}
+}
+
+func TestFederationReplyIsCutToTheCommentBounds(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice := srv.Actor("alice")
+	p := fe.publish("Target")
+	long := alice.CreateNote("", fe.origin+"/posts/"+p.Slug, "<p>"+strings.Repeat("é", 6000)+"</p>")
+	fe.send(alice, long, http.StatusAccepted)
+	c, _ := fe.reply(long["object"].(map[string]any)["id"].(string))
+	if n := len([]rune(c.Content)); n != 5000 || !strings.HasSuffix(c.Content, "…") {
+		t.Fatalf("a long reply kept %d characters, ending %q", n, c.Content[len(c.Content)-8:])
+	}
+}
+
+func TestFederationLikesAndBoostsAreCounted(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice, bob := srv.Actor("alice"), srv.Actor("bob")
+	p := fe.publish("Liked")
+	postURL := fe.origin + "/posts/" + p.Slug
+
+	like := alice.Like(postURL)
+	fe.send(alice, like, http.StatusAccepted)
+	boost := bob.Announce(postURL)
+	fe.send(bob, boost, http.StatusAccepted)
+	fe.send(alice, alice.Like(postURL), http.StatusAccepted) // a second Like counts once
+	fe.send(alice, alice.Like(fe.origin+"/posts/no-such-post"), http.StatusAccepted)
+	fe.send(alice, alice.Announce(alice.ID+"/statuses/1"), http.StatusAccepted)
+	if got := fe.reactions(p.ID); got != [2]int{1, 1} {
+		t.Fatalf("likes and boosts %v, want [1 1]", got)
+	}
+	if n := fe.count("SELECT COUNT(*) FROM ap_reactions"); n != 2 {
+		t.Fatalf("%d reactions stored, want 2", n)
+	}
+	fe.send(alice, alice.Undo(like), http.StatusAccepted)
+	if got := fe.reactions(p.ID); got != [2]int{0, 1} {
+		t.Fatalf("after Undo of the Like: %v, want [0 1]", got)
+	}
+	undo := bob.Undo(nil)
+	undo["object"] = boost["id"]
+	fe.send(bob, undo, http.StatusAccepted)
+	if got := fe.reactions(p.ID); got != [2]int{0, 0} {
+		t.Fatalf("after Undo of the boost by its id: %v, want [0 0]", got)
+	}
+}
+
+func TestFederationDeletedActorIsForgotten(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice := srv.Actor("alice")
+	p := fe.publish("Target")
+	postURL := fe.origin + "/posts/" + p.Slug
+	fe.send(alice, alice.Follow(fe.actor), http.StatusAccepted)
+	fe.send(alice, alice.Like(postURL), http.StatusAccepted)
+	pending := alice.CreateNote("", postURL, "<p>Still pending.</p>")
+	approved := alice.CreateNote("", postURL, "<p>Approved.</p>")
+	fe.send(alice, pending, http.StatusAccepted)
+	fe.send(alice, approved, http.StatusAccepted)
+	approvedID := approved["object"].(map[string]any)["id"].(string)
+	c, _ := fe.reply(approvedID)
+	data(t, fe.admin.Do("PATCH", "/api/v1/admin/comments/"+c.ID, map[string]string{"status": "approved"}), 200, nil)
+
+	fe.send(alice, alice.DeleteActor(), http.StatusAccepted)
+	if _, ok := fe.follower(alice.ID); ok {
+		t.Error("the deleted actor still follows")
+	}
+	if got := fe.reactions(p.ID); got != [2]int{} {
+		t.Errorf("its reactions stay: %v", got)
+	}
+	if _, ok := fe.reply(pending["object"].(map[string]any)["id"].(string)); ok {
+		t.Error("its pending reply stays")
+	}
+	if _, ok := fe.reply(approvedID); !ok {
+		t.Error("its approved reply is gone")
+	}
+
+	// An actor the blog never knew, whose document is gone: its Delete
+	// is taken and does nothing.
+	gone := srv.URL + "/users/gone"
+	del := map[string]any{"id": gone + "#delete", "type": "Delete", "actor": gone, "object": gone}
+	fe.sendWith(alice, del, fedtest.PostOptions{KeyID: gone + "#main-key"}, http.StatusAccepted)
+	// Any other activity of a key that cannot be fetched is refused.
+	other := map[string]any{"id": gone + "/likes/1", "type": "Like", "actor": gone, "object": postURL}
+	fe.sendWith(alice, other, fedtest.PostOptions{KeyID: gone + "#main-key"}, http.StatusUnauthorized)
+}
+
+func TestFederationKeysAreFetchedAgainWhenRotated(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice := srv.Actor("alice")
+	p := fe.publish("Target")
+	fe.send(alice, alice.Follow(fe.actor), http.StatusAccepted)
+	if n := srv.Requests("/users/alice"); n != 1 {
+		t.Fatalf("actor fetched %d times, want 1", n)
+	}
+	fe.send(alice, alice.Like(fe.origin+"/posts/"+p.Slug), http.StatusAccepted)
+	if n := srv.Requests("/users/alice"); n != 1 {
+		t.Fatalf("a stored key was fetched again: %d fetches", n)
+	}
+	alice.RotateKey()
+	fe.send(alice, alice.Announce(fe.origin+"/posts/"+p.Slug), http.StatusAccepted)
+	if n := srv.Requests("/users/alice"); n != 2 {
+		t.Fatalf("a rotated key: %d fetches, want 2", n)
+	}
+	if got := fe.reactions(p.ID); got != [2]int{1, 1} {
+		t.Fatalf("reactions %v", got)
+	}
+}
+
+func TestFederationKeysOfTheirOwnDocument(t *testing.T) {
+	// Some servers name a key document of its own (actor/main-key) that
+	// names its owner.
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	carol := srv.Actor("carol")
+	keyID := carol.ID + "/main-key"
+	doc := carol.Document()
+	doc.PublicKey.ID = keyID
+	srv.ServeJSON("/users/carol", doc)
+	srv.ServeJSON("/users/carol/main-key", map[string]any{"@context": activitypub.SecurityContext, "id": keyID,
+		"type": "Key", "owner": carol.ID, "publicKeyPem": doc.PublicKey.PublicKeyPem})
+	fe.sendWith(carol, carol.Follow(fe.actor), fedtest.PostOptions{KeyID: keyID}, http.StatusAccepted)
+	if _, ok := fe.follower(carol.ID); !ok {
+		t.Fatal("no follower")
+	}
+	// A key document naming an owner that does not claim it.
+	dave := srv.Actor("dave")
+	srv.ServeJSON("/users/dave/main-key", map[string]any{"id": dave.ID + "/main-key", "type": "Key", "owner": dave.ID,
+		"publicKeyPem": doc.PublicKey.PublicKeyPem})
+	fe.sendWith(dave, dave.Follow(fe.actor), fedtest.PostOptions{KeyID: dave.ID + "/main-key"}, http.StatusUnauthorized)
+}
+
+func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice := srv.Actor("alice")
+	ctx := context.Background()
+	a, err := fe.b.RemoteActor(ctx, alice.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Handle != alice.Handle || a.Name != alice.Name || a.URL != alice.URL || a.Inbox != alice.Inbox ||
+		a.SharedInbox != alice.SharedInbox || a.KeyID != alice.KeyID || a.Host != srv.Host || a.Icon == "" {
+		t.Fatalf("actor %+v", a)
+	}
+	for _, c := range []struct {
+		name    string
+		advance time.Duration
+		refresh bool
+		fetches int
+	}{
+		{"stored", time.Hour, false, 1},
+		{"a day old", 24 * time.Hour, false, 2},
+		{"refreshed", 0, true, 3},
+	} {
+		fe.clock.advance(c.advance)
+		if _, err := fe.b.RemoteActor(ctx, alice.ID, c.refresh); err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.Requests("/users/alice"); n != c.fetches {
+			t.Fatalf("%s: %d fetches, want %d", c.name, n, c.fetches)
+		}
+	}
+	// A server that stops answering: the stored actor serves.
+	srv.ServeJSON("/users/alice", []byte("not json"))
+	fe.clock.advance(25 * time.Hour)
+	if a, err := fe.b.RemoteActor(ctx, alice.ID, false); err != nil || a.ID != alice.ID {
+		t.Fatalf("a stale actor when its server fails: %+v, %v", a, err)
+	}
+	if _, err := fe.b.RemoteActor(ctx, alice.ID, true); err == nil {
+		t.Fatal("a refresh from a failing server succeeded")
+	}
+}
+
+func TestFederationAuthorizedFetch(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{})
+	srv := fedtest.New(t)
+	alice := srv.Actor("alice")
+	stranger := fedtest.New(t).Actor("stranger")
+	blocked := fedtest.New(t)
+	carl := blocked.Actor("carl")
+	fe.block("domain", blocked.Host)
+	get := func(signer *fedtest.Actor, key *fedtest.Actor) *http.Request {
+		r, err := http.NewRequest(http.MethodGet, fe.origin+"/posts/a-post", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if signer != nil {
+			if err := (httpsig.Signer{KeyID: signer.KeyID, Key: key.Key}).Sign(r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r
+	}
+	if err := fe.b.VerifyFetch(get(nil, nil)); err != nil {
+		t.Fatalf("authorized fetch off: %v", err)
+	}
+	fe.federation(map[string]any{"authorized_fetch": true})
+	for _, c := range []struct {
+		name   string
+		req    *http.Request
+		status int
+	}{
+		{"signed", get(alice, alice), 0},
+		{"unsigned", get(nil, nil), http.StatusUnauthorized},
+		{"signed with another key", get(alice, stranger), http.StatusUnauthorized},
+		{"from a blocked domain", get(carl, carl), http.StatusForbidden},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := fe.b.VerifyFetch(c.req)
+			var he *httpx.Error
+			switch {
+			case c.status == 0 && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.status != 0 && (!errors.As(err, &he) || he.Status != c.status):
+				t.Fatalf("got %v, want %d", err, c.status)
+			}
+		})
 	}
 }
