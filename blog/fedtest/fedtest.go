@@ -133,9 +133,9 @@ func (s *Server) Requests(path string) int {
 // ServeJSON serves v (JSON-marshalable, or []byte as it is) at path as
 // application/activity+json, e.g. a Note the blog fetches.
 func (s *Server) ServeJSON(path string, v any) {
-	s.Handle("GET "+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc(http.MethodGet+" "+path, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, activitypub.ContentType+"; charset=utf-8", v)
-	}))
+	})
 }
 
 // RequireSignedFetch makes every GET but WebFinger's need a signature
@@ -175,7 +175,8 @@ type Actor struct {
 	Name        string // "Name of {name}"
 	URL         string // {URL}/@{name}, its profile page
 	Username    string // name
-	// Key signs as the actor; RotateKey replaces it.
+	// Key signs as the actor: the server's key, shared by its actors until
+	// RotateKey gives this one its own.
 	Key    *rsa.PrivateKey
 	Server *Server
 
