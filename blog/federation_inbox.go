@@ -232,7 +232,7 @@ func (b *Blog) inboxUndo(ctx context.Context, in *inboxActivity) error {
 	}
 	switch innerType {
 	case "Follow":
-		return b.removeFollower(ctx, in.actor.ID)
+		return b.unfollow(ctx, in.actor.ID)
 	case "Like", "Announce":
 		kind := reactionLike
 		if innerType == "Announce" {
@@ -383,7 +383,7 @@ func (b *Blog) objectPost(ctx context.Context, origin, iri string) (*Post, error
 		}
 		return b.postBy(ctx, "id", id, true)
 	}
-	id, err := b.postByObject(ctx, iri)
+	id, err := b.federatedPostID(ctx, iri)
 	if err != nil {
 		return nil, err
 	}

@@ -54,8 +54,9 @@ func (b *Blog) storeFollower(ctx context.Context, a *remoteActor, followID, stat
 	return got, nil
 }
 
-// removeFollower forgets the follower actorID, if it is one.
-func (b *Blog) removeFollower(ctx context.Context, actorID string) error {
+// unfollow forgets the follower actorID, if it is one (the console's
+// removal says when there was none).
+func (b *Blog) unfollow(ctx context.Context, actorID string) error {
 	if _, err := b.db.Exec(ctx, "DELETE FROM ap_followers WHERE actor_id = $1", actorID); err != nil {
 		return fmt.Errorf("blog: remove follower: %w", err)
 	}
@@ -151,9 +152,9 @@ func (b *Blog) reactionCounts(ctx context.Context, postIDs []string) (map[string
 	return out, nil
 }
 
-// postByObject returns the id of the post that was federated as the
+// federatedPostID returns the id of the post that was federated as the
 // object iri (ap_posts); sqlstore.ErrNotFound when none was.
-func (b *Blog) postByObject(ctx context.Context, iri string) (string, error) {
+func (b *Blog) federatedPostID(ctx context.Context, iri string) (string, error) {
 	var id string
 	err := b.db.QueryRow(ctx, "SELECT post_id FROM ap_posts WHERE object_id = $1", iri).Scan(&id)
 	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
