@@ -250,8 +250,11 @@ func TestFederationRepliesBecomePendingComments(t *testing.T) {
 	if public.Pagination.Total != 0 {
 		t.Fatalf("a pending reply is public: %+v", public)
 	}
-	// Delivered again (to another inbox of ours), it is one comment.
+	// Delivered again, or sent again in another Create, it is one
+	// comment.
 	fe.send(alice, create, http.StatusAccepted)
+	again := alice.CreateNote(noteID, postURL, "<p>Nice post, again.</p>")
+	fe.send(alice, again, http.StatusAccepted)
 	if n := fe.count("SELECT COUNT(*) FROM comments WHERE post_id = $1", p.ID); n != 1 {
 		t.Fatalf("%d comments after a second delivery, want 1", n)
 	}
@@ -518,6 +521,19 @@ func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
 		if n := srv.Requests("/users/alice"); n != c.fetches {
 			t.Fatalf("%s: %d fetches, want %d", c.name, n, c.fetches)
 		}
+	}
+	// An Update of the actor is fetched again.
+	bob := srv.Actor("bob")
+	if _, err := fe.b.RemoteActor(ctx, bob.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	renamed := bob.Document()
+	renamed.Name = "Bob Renamed"
+	srv.ServeJSON("/users/bob", renamed)
+	fe.sendWith(bob, map[string]any{"id": bob.NextID("activities"), "type": "Update", "actor": bob.ID, "object": renamed},
+		fedtest.PostOptions{Date: fe.clock.now()}, http.StatusAccepted)
+	if a, err := fe.b.RemoteActor(ctx, bob.ID, false); err != nil || a.Name != "Bob Renamed" {
+		t.Fatalf("after an Update of the actor: %+v, %v", a, err)
 	}
 	// A server that stops answering: the stored actor serves.
 	srv.ServeJSON("/users/alice", []byte("not json"))

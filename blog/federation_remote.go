@@ -45,7 +45,8 @@ func remoteErr(format string, args ...any) error {
 // remoteActor returns the actor id names, from ap_actors when fetched less
 // than actorTTL ago, else fetched with a signed GET (servers with
 // authorized fetch want one) and stored; refresh fetches it whatever is
-// stored.
+// stored. When the fetch of an actor stored long ago fails, the stored one
+// is returned.
 func (b *Blog) remoteActor(ctx context.Context, id string, refresh bool) (*remoteActor, error) {
 	if activitypub.Host(id) == "" || strings.Contains(id, "#") {
 		return nil, remoteErr("%.200q is not an actor's address", id)
@@ -263,10 +264,11 @@ func (b *Blog) verifyFetch(r *http.Request) error {
 	return err
 }
 
-// verifySigned checks a request's signature sig, as httpsig.Parse read it
-// (docs/federation.md#what-is-verified): dated within fedClockSkew, covering signedGetHeaders (and the
-// digest of body when body is not nil, which must match), by a key whose
-// actor and domain are not blocked, valid with the stored key or, failing
+// verifySigned checks the signature sig that httpsig.Parse read of r
+// (docs/federation.md#what-is-verified): its key's actor and domain not
+// blocked (the domain asked before anything is fetched), a Date within
+// fedClockSkew, signedGetHeaders covered (and, when body is not nil, the
+// digest, which must match body), valid with the stored key or, failing
 // that, with the key fetched again (its owner may have rotated it). It
 // returns the signing actor, or an *httpx.Error.
 func (b *Blog) verifySigned(r *http.Request, sig *httpsig.Signature, body []byte) (*remoteActor, error) {
