@@ -263,6 +263,7 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE ap_activities ADD COLUMN fanout_after TEXT NOT NULL DEFAULT ''`,
 			`ALTER TABLE ap_posts ADD COLUMN activity_id TEXT NOT NULL DEFAULT ''`,
 			`CREATE INDEX ap_activities_created ON ap_activities (created_at)`,
+			`CREATE INDEX ap_posts_object ON ap_posts (object_id)`,
 		)},
 	}
 }
