@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"folio/blog/activitypub"
@@ -108,9 +109,9 @@ type fedWork struct {
 	instances             *sqlstore.Instances
 	instance              string
 	logger                *slog.Logger
-	// now is the jobs' clock: real time (a claim's deadline bounds how
+	// clock is the jobs' clock: real time (a claim's deadline bounds how
 	// long a job really runs); tests move it to reach retries.
-	now func() time.Time
+	clock atomic.Pointer[func() time.Time]
 
 	// pruneActivities deletes the activities no job reads, older than
 	// its argument (Blog.pruneActivities).
@@ -128,12 +129,12 @@ func newFedWork(b *Blog, d Deps) *fedWork {
 	if instance == "" {
 		instance = sqlstore.NewID()
 	}
-	w := &fedWork{instances: d.Instances, instance: instance, logger: d.Logger, now: time.Now, hosts: map[string]int{},
+	w := &fedWork{instances: d.Instances, instance: instance, logger: d.Logger, hosts: map[string]int{},
 		pruneActivities: b.pruneActivities}
-	clock := func() time.Time { return w.now() }
+	w.setClock(time.Now)
 	q := func(kind string, workers int, run func(context.Context, *sqlstore.Job) time.Time) *fedQueue {
 		j := sqlstore.NewJobs(d.DB, kind, instance, fedClaimFor)
-		j.Now = clock
+		j.Now = w.now
 		return &fedQueue{work: w, jobs: j, workers: workers, run: run, wake: make(chan struct{}, 1)}
 	}
 	w.post = q(fedPostKind, fedPostWorkers, b.runFederatePost)
@@ -141,6 +142,12 @@ func newFedWork(b *Blog, d Deps) *fedWork {
 	w.deliver = q(fedDeliverKind, fedDeliverWorkers, b.runDelivery)
 	return w
 }
+
+// now is the jobs' time.
+func (w *fedWork) now() time.Time { return (*w.clock.Load())() }
+
+// setClock changes the jobs' clock, even while they run.
+func (w *fedWork) setClock(now func() time.Time) { w.clock.Store(&now) }
 
 // start runs the queues' dispatchers and the scan for posts whose time
 // came (federation_articles.go).
@@ -172,10 +179,12 @@ func (w *fedWork) close(ctx context.Context) error {
 }
 
 // alive lists the live processes, so that a poll may take over the jobs
-// of the others; without a registry, claims lapse by deadline only.
+// of the others. Without a registry it is nil: no job is taken over,
+// since another process's claim cannot be told from a dead one's and a
+// delivery taken over from a live process would be sent twice.
 func (w *fedWork) alive(ctx context.Context) []string {
 	if w.instances == nil {
-		return []string{}
+		return nil
 	}
 	live, err := w.instances.Live(ctx)
 	if err != nil {
@@ -290,7 +299,9 @@ func (q *fedQueue) dispatch(ctx context.Context) {
 // delivery queue, deletes the activities nothing reads any more.
 func (q *fedQueue) prune(ctx context.Context, alive []string) {
 	log := q.work.logger
-	if n, err := q.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
+	if alive == nil {
+		// No registry: nothing is known lost.
+	} else if n, err := q.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
 		log.Warn("federation: prune jobs", "kind", q.jobs.Kind, "err", err)
 	} else if n > 0 {
 		log.Warn("federation: jobs given up after repeated lost claims", "kind", q.jobs.Kind, "jobs", n)
