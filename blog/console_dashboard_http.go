@@ -28,6 +28,8 @@ type consoleComment struct {
 	AdminComment
 	PostSlug string
 	Excerpt  string
+	// Profile is a fediverse author's profile when it is an http(s) URL.
+	Profile string
 }
 
 type dashboardView struct {
@@ -92,7 +94,7 @@ func (b consoleHandlers) consoleComments(ctx context.Context, comments []AdminCo
 	}
 	out := make([]consoleComment, len(comments))
 	for i, c := range comments {
-		out[i] = consoleComment{AdminComment: c, PostSlug: slugs[c.PostID], Excerpt: commentLine(c.Content)}
+		out[i] = consoleComment{AdminComment: c, PostSlug: slugs[c.PostID], Excerpt: commentLine(c.Content), Profile: webURL(c.AuthorURL)}
 	}
 	return out, nil
 }

@@ -129,6 +129,10 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	// shows, so it does not mark the site changed.
 	api.Handle("POST /api/v1/admin/posts/{id}/preview-link", requireAdmin(env.Handle(b.handleCreatePreviewLink)))
 
+	// The administrator's replies as the fediverse reads them
+	// (federation_comments_http.go).
+	b.federationCommentRoutes(api, env)
+
 	if b.console != nil {
 		b.consoleRoutes(rt)
 	}

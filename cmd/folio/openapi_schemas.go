@@ -338,7 +338,11 @@ func componentSchemas() schema {
 		"status": enum("", "draft", "published", "archived"), "sort_order": integer(""), "show_in_nav": boolean(""),
 		"template": stringOf("Default `default`."), "config": stringOf("A JSON object in a string."),
 	}
-	publicComment := map[string]schema{"id": stringOf(""), "author": stringOf(""), "content": stringOf(""), "created_at": dateTime("")}
+	publicComment := map[string]schema{"id": stringOf(""), "author": stringOf(""), "content": stringOf(""), "created_at": dateTime(""),
+		"author_handle": stringOf("A fediverse author's handle, user@host; empty for the site's own comments."),
+		"author_url":    stringOf("A fediverse author's profile page; empty for the site's own comments."),
+		"fediverse":     boolean("The comment is a reply from the fediverse or the administrator's reply to one."),
+		"reply_to":      stringOf("The id of the comment this one answers; empty for none.")}
 	link := map[string]schema{
 		"id": stringOf(""), "name": stringOf(""), "url": stringOf(""), "description": stringOf(""), "logo": stringOf(""), "sort": integer(""),
 		"status": enum("", "active", "pending", "down"), "is_active": boolean(""),
@@ -359,9 +363,9 @@ func componentSchemas() schema {
 		"ai": object(map[string]schema{"enabled": boolean(""), "provider": enum("", "openai", "ollama"), "api_key": stringOf("Masked: `****` and the last four characters."),
 			"model": stringOf(""), "base_url": stringOf(""), "auto_summary": boolean(""), "auto_tag": boolean("")}),
 		"federation": object(map[string]schema{"enabled": boolean("The blog can be followed from the fediverse (docs/federation.md)."),
-			"username": stringOf("The actor's handle, `@{username}@{host}`: 1-30 lowercase letters, digits or underscores."),
+			"username":          stringOf("The actor's handle, `@{username}@{host}`: 1-30 lowercase letters, digits or underscores."),
 			"approve_followers": boolean("New followers wait for the administrator's approval."),
-			"authorized_fetch": boolean("Posts' ActivityStreams documents only to signed requests of servers not blocked.")}),
+			"authorized_fetch":  boolean("Posts' ActivityStreams documents only to signed requests of servers not blocked.")}),
 		"upload": object(map[string]schema{"allow_guest_upload": boolean(""), "allow_duplicate": boolean(""), "allow_register": boolean(""),
 			"max_file_size": integer("Bytes."), "forbidden_exts": stringOf("A comma-separated list."), "allowed_types": stringOf("A comma-separated list."),
 			"path_pattern": stringOf(""), "default_quota_bytes": integer(""), "strip_metadata": boolean("")}),
