@@ -45,6 +45,8 @@ var mayImport = map[string][]string{
 	"filehost/imagemeta/imagemetatest": {},
 	// The old site of the tests that bring an import's images home.
 	"blog/importtest": {},
+	// The stand-in fediverse server of the federation tests.
+	"blog/fedtest": {"blog/activitypub", "blog/httpsig"},
 }
 
 // TestPackagesImportOnlyWhatTheMapAllows reads every package's imports and
