@@ -140,6 +140,7 @@ type Blog struct {
 	fedClient    *outbound.Client   // made of the two above
 	fedMu        sync.Mutex         // guards fedKeyCache
 	fedKeyCache  *fedKey            // nil until first read
+	inboxLimit   *httpx.RateLimiter // per remote host (federation_inbox.go)
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -193,6 +194,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	}
 	b.fetch = b.mediaLimits.client(b.fetchAllow)
 	b.fedClient = newFedClient(b.fedAllow, b.fedAllowHTTP)
+	b.inboxLimit = httpx.NewRateLimiter(inboxPerMinute, time.Minute)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d)

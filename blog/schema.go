@@ -253,5 +253,18 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE comments ADD COLUMN reply_to TEXT NOT NULL DEFAULT ''`,
 			`CREATE UNIQUE INDEX comments_ap_id ON comments (ap_id) WHERE ap_id <> ''`,
 		)},
+		// The inbox (docs/federation.md#the-inbox): the ids of the
+		// activities it took, kept two days so that one delivered twice
+		// does its work once; and the actor a fediverse reply is by, whom
+		// alone its Update and Delete are taken from.
+		{Name: "federation inbox", Up: sqlstore.Statements(
+			`CREATE TABLE ap_inbox_seen (
+				activity_id TEXT PRIMARY KEY,
+				seen_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX ap_inbox_seen_at ON ap_inbox_seen (seen_at)`,
+			`ALTER TABLE comments ADD COLUMN ap_actor TEXT NOT NULL DEFAULT ''`,
+			`CREATE INDEX comments_ap_actor ON comments (ap_actor) WHERE ap_actor <> ''`,
+		)},
 	}
 }
