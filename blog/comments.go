@@ -29,13 +29,13 @@ type PublicComment struct {
 	// front-end needs it to show the administrator's replies as replies.
 	ReplyTo string `json:"reply_to"`
 	// apID is the Note's IRI: a fediverse reply's, or the one the blog
-	// gave the administrator's reply.
-	apID string
+	// gave the administrator's reply; apActor the reply's actor IRI.
+	apID, apActor string
 }
 
 // ownReply reports whether c is the administrator's reply to a fediverse
-// comment: a Note of the blog's, with no remote author.
-func (c PublicComment) ownReply() bool { return c.apID != "" && c.AuthorHandle == "" }
+// comment: a Note of the blog's, by no remote actor.
+func (c PublicComment) ownReply() bool { return c.apID != "" && c.apActor == "" }
 
 // AdminComment is a comment as the administrator reviews it.
 type AdminComment struct {

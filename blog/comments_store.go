@@ -27,7 +27,7 @@ func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]
 	for rows.Next() {
 		var c PublicComment
 		var created int64
-		if err := rows.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.ReplyTo); err != nil {
+		if err := rows.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.apActor, &c.ReplyTo); err != nil {
 			return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 		}
 		c.CreatedAt = sqlstore.Time(created)
@@ -70,7 +70,7 @@ func (b *Blog) submitComment(ctx context.Context, postID string, in commentInput
 // publicCommentColumns are what every list of comments reads; the
 // fediverse mark is derived from ap_id (the Note's IRI, "" for the site's
 // own comments).
-const publicCommentColumns = `c.id, c.author, c.content, c.created_at, c.author_handle, c.author_url, c.ap_id, c.reply_to`
+const publicCommentColumns = `c.id, c.author, c.content, c.created_at, c.author_handle, c.author_url, c.ap_id, c.ap_actor, c.reply_to`
 
 const adminCommentColumns = publicCommentColumns + `, c.email, c.ip, c.user_agent, c.post_id, p.title, c.status`
 
@@ -81,7 +81,7 @@ const adminCommentFrom = ` FROM comments c JOIN posts p ON p.id = c.post_id AND 
 func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error) {
 	var c AdminComment
 	var created int64
-	err := row.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.ReplyTo,
+	err := row.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.apActor, &c.ReplyTo,
 		&c.Email, &c.IP, &c.UserAgent, &c.PostID, &c.PostTitle, &c.Status)
 	c.CreatedAt = sqlstore.Time(created)
 	c.Fediverse = c.apID != ""
@@ -170,7 +170,7 @@ func (b *Blog) commentStats(ctx context.Context) (CommentStats, error) {
 func (b *Blog) reviewComment(ctx context.Context, id, status string) (AdminComment, error) {
 	c, err := scanAdminComment(b.db.QueryRowWrite(ctx, `UPDATE comments SET status = $1, updated_at = $2 WHERE id = $3
 		AND post_id IN (SELECT id FROM posts WHERE deleted_at IS NULL)
-		RETURNING id, author, content, created_at, author_handle, author_url, ap_id, reply_to, email, ip, user_agent, post_id, '', status`,
+		RETURNING id, author, content, created_at, author_handle, author_url, ap_id, ap_actor, reply_to, email, ip, user_agent, post_id, '', status`,
 		status, sqlstore.FromTime(b.now()), id))
 	if err != nil {
 		if errors.Is(err, sqlstore.ErrNotFound) {

@@ -290,14 +290,14 @@ func (b *Blog) replyToComment(ctx context.Context, c AdminComment, text string) 
 	if err := b.insertReply(ctx, reply, reply.apID); err != nil {
 		return "", false, err
 	}
-	actor, err := b.fedActorOf(ctx, c.AuthorHandle, c.AuthorURL)
+	actor, err := b.commentAuthor(ctx, c.PublicComment)
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, err
 	}
-	note := replyNote(origin, p.Slug, reply.PublicComment, c.PublicComment, &actor)
+	note := replyNote(origin, p.Slug, reply.PublicComment, c.PublicComment, actor)
 	if inbox := actor.deliveryInbox(); inbox != "" {
 		if err := b.deliver(ctx, createNote(origin, note), []string{inbox}); err != nil {
 			// The reply is on the site; its delivery is the queue's to

@@ -3,7 +3,6 @@ package blog
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -102,6 +101,17 @@ func (b consoleHandlers) renderFederation(w http.ResponseWriter, r *http.Request
 	if d.Posts, err = b.fedRecentPosts(ctx, fedPostsShown); err != nil {
 		return err
 	}
+	ids := make([]string, len(d.Posts))
+	for i, p := range d.Posts {
+		ids[i] = p.PostID
+	}
+	counts, err := b.reactionCounts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i, p := range d.Posts {
+		d.Posts[i].Likes, d.Posts[i].Boosts = counts[p.PostID][0], counts[p.PostID][1]
+	}
 	v := b.console.View(w, r, "Federation", "blog-federation")
 	v.Error = problem
 	v.Data = d
@@ -110,7 +120,7 @@ func (b consoleHandlers) renderFederation(w http.ResponseWriter, r *http.Request
 }
 
 func newFollowerView(f fedFollower) followerView {
-	v := followerView{fedFollower: f, Label: f.ActorID, Profile: webURL(f.URL), Domain: hostName(f.Host)}
+	v := followerView{fedFollower: f, Label: f.ActorID, Profile: webURL(f.URL), Domain: f.Host}
 	if f.Handle != "" {
 		v.Label = "@" + f.Handle
 	}
@@ -118,14 +128,6 @@ func newFollowerView(f fedFollower) followerView {
 		v.Profile = webURL(f.ActorID)
 	}
 	return v
-}
-
-// hostName is host without its port.
-func hostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		return h
-	}
-	return host
 }
 
 // handleConsoleSaveFederation is POST /console/blog/federation: fields
@@ -208,10 +210,7 @@ func (b consoleHandlers) handleConsoleFollower(w http.ResponseWriter, r *http.Re
 		b.answerFollow(ctx, "Accept", f)
 		msg = "Approved " + label + "."
 	case "reject", "remove":
-		if err = b.removeFollower(ctx, f.ActorID); errors.Is(err, sqlstore.ErrNotFound) {
-			return refuse(http.StatusNotFound, "That account does not follow the blog (any more).")
-		}
-		if err != nil {
+		if err = b.removeFollower(ctx, f.ActorID); err != nil {
 			return err
 		}
 		b.answerFollow(ctx, "Reject", f)
@@ -222,7 +221,7 @@ func (b consoleHandlers) handleConsoleFollower(w http.ResponseWriter, r *http.Re
 	case "block-actor", "block-domain":
 		kind, value := blockActor, f.ActorID
 		if action == "block-domain" {
-			kind, value = blockDomain, hostName(f.Host)
+			kind, value = blockDomain, f.Host
 		}
 		if value, err = checkBlock(kind, value); err != nil {
 			return refuse(http.StatusUnprocessableEntity, "Not blocked: "+err.Error()+".")
@@ -258,12 +257,13 @@ func (b consoleHandlers) block(ctx context.Context, kind, value string) (string,
 }
 
 // domainPattern is a host name a domain block may name: letters, digits,
-// hyphens and dots, as DNS names are.
-var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+// hyphens and dots, as DNS names are, and a port when it names one.
+var domainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$`)
 
 // checkBlock checks and normalises a block: an actor is an absolute http(s)
-// IRI; a domain a host name (a URL or a handle's @host is taken for its
-// host), lowercased, without a port.
+// IRI; a domain a host name (of a URL or a handle, @user@host, the host
+// is taken), lowercased. A domain with a port blocks that server alone;
+// without, the host at any port and its subdomains.
 func checkBlock(kind, value string) (string, error) {
 	value = strings.TrimSpace(value)
 	switch kind {
@@ -280,7 +280,6 @@ func checkBlock(kind, value string) (string, error) {
 		if i := strings.LastIndexByte(v, '@'); i >= 0 {
 			v = v[i+1:]
 		}
-		v = strings.TrimSuffix(hostName(v), ".")
 		if len(v) > 253 || !domainPattern.MatchString(v) {
 			return "", errors.New("a domain is a host name such as social.example")
 		}
@@ -340,9 +339,7 @@ func (b *Blog) answerFollow(ctx context.Context, kind string, f fedFollower) {
 		b.logger.Error("blog: federation: answer a follow", "kind", kind, "actor", f.ActorID, "err", err)
 		return
 	}
-	follow := &activitypub.Object{ID: f.FollowID, Type: "Follow", Actor: activitypub.Ref{ID: f.ActorID}, Object: activitypub.Ref{ID: actorIRI(origin)}}
-	act := &activitypub.Object{Context: activitypub.ActivityStreamsContext, ID: activityIRI(origin), Type: kind,
-		Actor: activitypub.Ref{ID: actorIRI(origin)}, Object: activitypub.Ref{Object: follow}, To: activitypub.Refs{{ID: f.ActorID}}}
+	act := followAnswer(kind, origin, f.FollowID, f.ActorID)
 	if err := b.deliver(ctx, act, []string{f.Inbox}); err != nil {
 		b.logger.Error("blog: federation: answer a follow", "kind", kind, "actor", f.ActorID, "err", err)
 	}

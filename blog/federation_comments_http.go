@@ -87,15 +87,24 @@ func (b *Blog) replyNoteOf(ctx context.Context, id string) (*activitypub.Object,
 	var author *remoteActor
 	if pc, err := b.adminComment(ctx, c.ReplyTo); err == nil {
 		parent = pc.PublicComment
-		if a, err := b.fedActorOf(ctx, pc.AuthorHandle, pc.AuthorURL); err == nil {
-			author = &a
-		} else if !errors.Is(err, sqlstore.ErrNotFound) {
+		if author, err = b.commentAuthor(ctx, parent); err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
 			return nil, err
 		}
 	} else if !errors.Is(err, sqlstore.ErrNotFound) {
 		return nil, err
 	}
 	return replyNote(origin, p.Slug, c.PublicComment, parent, author), nil
+}
+
+// commentAuthor is the stored actor of a fediverse comment;
+// sqlstore.ErrNotFound when the comment has none or the blog no longer
+// holds it.
+func (b *Blog) commentAuthor(ctx context.Context, c PublicComment) (*remoteActor, error) {
+	if c.apActor == "" {
+		return nil, sqlstore.ErrNotFound
+	}
+	a, _, err := b.loadRemoteActor(ctx, "id", c.apActor)
+	return a, err
 }
 
 // replyNote is the Note of the administrator's reply to parent, a

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -25,12 +26,6 @@ type fedFollower struct {
 	Name     string
 	URL      string
 }
-
-// Follower statuses (ap_followers.status).
-const (
-	followerAccepted = "accepted"
-	followerPending  = "pending"
-)
 
 const fedFollowerColumns = `f.actor_id, f.follow_id, f.status, f.inbox, f.host, f.created_at,
 	COALESCE(a.handle, ''), COALESCE(a.name, ''), COALESCE(a.url, '')`
@@ -89,9 +84,9 @@ func (b *Blog) fedFollowerCounts(ctx context.Context) (accepted, pending int, er
 			return 0, 0, fmt.Errorf("blog: count followers: %w", err)
 		}
 		switch s {
-		case followerAccepted:
+		case followAccepted:
 			accepted = n
-		case followerPending:
+		case followPending:
 			pending = n
 		}
 	}
@@ -115,21 +110,11 @@ func (b *Blog) fedFollowerByActor(ctx context.Context, actorID string) (fedFollo
 // sqlstore.ErrNotFound when it is not pending (any more).
 func (b *Blog) acceptFollower(ctx context.Context, actorID string) error {
 	res, err := b.db.Exec(ctx, "UPDATE ap_followers SET status = $1, updated_at = $2 WHERE actor_id = $3 AND status = $4",
-		followerAccepted, sqlstore.FromTime(b.now()), actorID, followerPending)
+		followAccepted, sqlstore.FromTime(b.now()), actorID, followPending)
 	if err != nil {
 		return fmt.Errorf("blog: accept follower: %w", err)
 	}
 	return oneRow(res, "accept follower")
-}
-
-// removeFollower deletes a follower, whatever its status;
-// sqlstore.ErrNotFound when there is none.
-func (b *Blog) removeFollower(ctx context.Context, actorID string) error {
-	res, err := b.db.Exec(ctx, "DELETE FROM ap_followers WHERE actor_id = $1", actorID)
-	if err != nil {
-		return fmt.Errorf("blog: remove follower: %w", err)
-	}
-	return oneRow(res, "remove follower")
 }
 
 // oneRow is nil when res changed a row, sqlstore.ErrNotFound when none.
@@ -239,14 +224,19 @@ func coveredFollowers(rows *sql.Rows, kind, value string) ([]fedFollower, error)
 	return out, rows.Err()
 }
 
-// domainCovers reports whether a domain block of domain covers host (a
-// follower's host, maybe with a port): the domain itself or a subdomain.
+// domainCovers reports whether a domain block covers host (a follower's
+// host, with its port if its IRIs name one): a block naming a port covers
+// that host and port alone, one without covers the host at any port and
+// its subdomains, as the inbox's check (blockedDomains) does.
 func domainCovers(domain, host string) bool {
-	name := strings.ToLower(host)
-	if i := strings.LastIndexByte(name, ':'); i >= 0 && !strings.Contains(name[i:], "]") {
-		name = name[:i]
+	host = strings.ToLower(host)
+	if strings.Contains(domain, ":") {
+		return host == domain
 	}
-	name = strings.Trim(name, "[]")
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
 	return name == domain || strings.HasSuffix(name, "."+domain)
 }
 
@@ -309,12 +299,9 @@ type fedPostReactions struct {
 }
 
 // fedRecentPosts lists the posts federated most recently (not deleted
-// since) with their likes and boosts.
+// since); their likes and boosts are reactionCounts'.
 func (b *Blog) fedRecentPosts(ctx context.Context, limit int) ([]fedPostReactions, error) {
-	rows, err := b.db.Query(ctx, `SELECT p.id, p.title, p.slug,
-		(SELECT COUNT(*) FROM ap_reactions r WHERE r.post_id = p.id AND r.kind = 'like'),
-		(SELECT COUNT(*) FROM ap_reactions r WHERE r.post_id = p.id AND r.kind = 'announce')
-		FROM ap_posts a JOIN posts p ON p.id = a.post_id AND p.deleted_at IS NULL
+	rows, err := b.db.Query(ctx, `SELECT p.id, p.title, p.slug FROM ap_posts a JOIN posts p ON p.id = a.post_id AND p.deleted_at IS NULL
 		WHERE a.state = 'created' ORDER BY a.updated_at DESC, p.id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("blog: list federated posts: %w", err)
@@ -323,7 +310,7 @@ func (b *Blog) fedRecentPosts(ctx context.Context, limit int) ([]fedPostReaction
 	out := []fedPostReactions{}
 	for rows.Next() {
 		var p fedPostReactions
-		if err := rows.Scan(&p.PostID, &p.Title, &p.Slug, &p.Likes, &p.Boosts); err != nil {
+		if err := rows.Scan(&p.PostID, &p.Title, &p.Slug); err != nil {
 			return nil, fmt.Errorf("blog: list federated posts: %w", err)
 		}
 		out = append(out, p)
@@ -332,18 +319,4 @@ func (b *Blog) fedRecentPosts(ctx context.Context, limit int) ([]fedPostReaction
 		return nil, fmt.Errorf("blog: list federated posts: %w", err)
 	}
 	return out, nil
-}
-
-// fedActorOf finds a comment's remote author among the actors the blog
-// has stored, by handle, else by profile URL; sqlstore.ErrNotFound when
-// neither names one.
-func (b *Blog) fedActorOf(ctx context.Context, handle, profile string) (remoteActor, error) {
-	var a remoteActor
-	err := b.db.QueryRow(ctx, `SELECT id, inbox, shared_inbox, handle, name, url, host FROM ap_actors
-		WHERE (handle = $1 AND $1 <> '') OR (url = $2 AND $2 <> '') ORDER BY CASE WHEN handle = $1 THEN 0 ELSE 1 END, fetched_at DESC LIMIT 1`,
-		handle, profile).Scan(&a.ID, &a.Inbox, &a.SharedInbox, &a.Handle, &a.Name, &a.URL, &a.Host)
-	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
-		return a, fmt.Errorf("blog: find the comment's author: %w", err)
-	}
-	return a, err
 }
