@@ -298,6 +298,11 @@ type fedPostReactions struct {
 	Likes, Boosts       int
 }
 
+// LikesText and BoostsText are the counts as the console shows them:
+// "1 like", "3 boosts".
+func (p fedPostReactions) LikesText() string  { return countOf(p.Likes, "like") }
+func (p fedPostReactions) BoostsText() string { return countOf(p.Boosts, "boost") }
+
 // fedRecentPosts lists the posts federated most recently (not deleted
 // since); their likes and boosts are reactionCounts'.
 func (b *Blog) fedRecentPosts(ctx context.Context, limit int) ([]fedPostReactions, error) {

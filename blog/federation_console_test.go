@@ -40,7 +40,7 @@ func TestFederationConsolePageShowsHandleFollowersAndHealth(t *testing.T) {
 		`<a href="`+bob.ID+`" rel="nofollow noopener noreferrer">`+bob.ID+`</a>`,
 		`name="action" value="approve"`, `name="action" value="remove"`, `value="block-domain"`, "Block "+srv.Host,
 		"down.example", "dial tcp: connection refused", `<td class="num">7</td>`,
-		`<a href="/posts/shared-far">Shared far</a></td>`+"\n"+`<td class="num">2</td>`+"\n"+`<td class="num">1</td>`, "Nothing is blocked.") {
+		`<a href="/posts/shared-far">Shared far</a></td>`+"\n"+`<td class="num">2 likes</td>`+"\n"+`<td class="num">1 boost</td>`, "Nothing is blocked.") {
 		t.Fatalf("page: %s", res.Body)
 	}
 	if has(res, "fine.example") {

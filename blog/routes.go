@@ -130,8 +130,10 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	api.Handle("POST /api/v1/admin/posts/{id}/preview-link", requireAdmin(env.Handle(b.handleCreatePreviewLink)))
 
 	// The administrator's replies as the fediverse reads them
-	// (federation_comments_http.go).
+	// (federation_comments_http.go), and the misses under them.
 	b.federationCommentRoutes(api, env)
+	api.Fallback("/ap/comments")
+	api.Fallback("/ap/comments/")
 
 	if b.console != nil {
 		b.consoleRoutes(rt)
