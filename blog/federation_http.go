@@ -35,6 +35,9 @@ func (b *Blog) federationRoutes(rt *httpx.Router) {
 	get("GET /ap/actor/followers", b.handleFollowers)
 	get("GET /ap/actor/following", b.handleFollowing)
 	get("GET /ap/activities/{id}", b.handleActivity)
+	// The administrator's replies as the fediverse reads them
+	// (federation_comments_http.go).
+	b.federationCommentRoutes(fed, env)
 	// An activity is small; the outbound client's bound is the inbound one.
 	inboxLimit := httpx.BodyLimit{Max: func(*http.Request) int64 { return fedMaxBytes }}
 	fed.HandleBody("POST /ap/actor/inbox", inboxLimit, b.fedOnly(http.HandlerFunc(b.serveInbox)))

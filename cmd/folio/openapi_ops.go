@@ -35,6 +35,7 @@ func openAPITags() []schema {
 		{"share-pages", "The pages behind a share link, for anyone who has it."},
 		{"federation", "ActivityPub: discovery, the blog's actor, its collections and activities, and its inboxes (404 while federation is off)."},
 		{"console", "The web console: server-rendered HTML pages for every account."},
+		{"federation", "The blog's ActivityStreams documents for the fediverse (docs/federation.md)."},
 	}
 	out := make([]schema, len(tags))
 	for i, t := range tags {
@@ -386,7 +387,10 @@ func operations() map[string]operation {
 		"GET /atom.xml":          feed("siteAtom", "Atom 1.0 of the 20 newest public posts", "application/atom+xml"),
 		"GET /sitemap.xml":       feed("siteSitemap", "The sitemap", "application/xml"),
 		"GET /robots.txt":        feed("siteRobots", "robots.txt", "text/plain"),
-		"GET /static/{file}":     {id: "siteAsset", summary: "A theme asset", tag: "site", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorB"))},
+		"GET /ap/comments/{id}": {id: "getFederationReply", summary: "The Note of the administrator's reply to a fediverse comment", tag: "federation",
+			description: "ActivityStreams JSON (docs/federation.md#moderation); with `federation.authorized_fetch` on, the request must be signed.",
+			responses:   responses(textOf(200, "application/activity+json", "The Note."), errsB(401, 403, 404))},
+		"GET /static/{file}": {id: "siteAsset", summary: "A theme asset", tag: "site", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorB"))},
 		"POST /posts/{slug}/comments": {id: "siteComment", summary: "The site's comment form", tag: "site", body: formBody("author", "email", "content"),
 			responses: responses(redirect(303, "To the post with the awaits-moderation notice."), htmlPage(400, "An unreadable form."), htmlPage(403, "Comments are closed."),
 				pageOrJSON(404, "No such post.", "ErrorB"), htmlPage(422, "The post again with the fields' messages."), htmlPage(429, errorText(429)))},
@@ -575,6 +579,23 @@ func operations() map[string]operation {
 			pageParam(), queryParam("status", enum("", "pending", "approved", "spam", "all"), "The tab: pending (the default, oldest first), approved, spam or all.")),
 		"POST /console/blog/comments/batch": post("consoleBlogCommentsBatch", "Approve, mark as spam or delete comments", console,
 			formBody("ids", "action", "status", "page", "form_token"), back("Back to the same view, with the count done."), 422),
+		"POST /console/blog/comments/{id}/reply": described(post("consoleBlogReplyComment", "Reply to an approved fediverse comment", console,
+			formBody("content", "status", "page", "form_token"), back("Back to the same view, with a notice."), 404, 409, 422),
+			"The reply is an approved comment of the site's name under the post and a Note delivered to the comment's author (docs/federation.md#moderation). "+
+				"404 no such comment; 409 federation is off or the comment is not approved; 422 not a fediverse comment, or an empty or too long reply: the page again with the message."),
+		// Blog console: federation (docs/console.md#federation).
+		"GET /console/blog/federation": with(page("consoleBlogFederation", "The federation switch, followers, blocks, delivery and reactions", console, forbiddenAdmin,
+			htmlPage(400, "A bad `page`.")), pageParam()),
+		"POST /console/blog/federation": post("consoleBlogSaveFederation", "Change the federation settings", console,
+			formBody("federation.enabled", "federation.username", "federation.approve_followers", "federation.authorized_fetch", "form_token"),
+			back("Back to the page, with a notice."), 422),
+		"POST /console/blog/federation/followers": described(post("consoleBlogFollower", "Approve, reject, remove or block a follower", console,
+			formBody("actor", "action", "page", "form_token"), back("Back to the followers' page, with a notice."), 404, 409, 422),
+			"`action` is `approve`, `reject`, `remove`, `block-actor` or `block-domain`; approving sends Accept, the others Reject (docs/federation.md#moderation)."),
+		"POST /console/blog/federation/blocks": post("consoleBlogAddBlock", "Block an actor or a domain", console,
+			formBody("kind", "value", "form_token"), back("Back to the blocks, with a notice."), 422),
+		"POST /console/blog/federation/blocks/delete": post("consoleBlogRemoveBlock", "Lift a block", console,
+			formBody("kind", "value", "form_token"), back("Back to the blocks, with a notice."), 404),
 		"GET /console/blog/import": page("consoleBlogImport", "The import form and the export's download", console, forbiddenAdmin),
 		"POST /console/blog/import": with(described(post("consoleBlogRunImport", "Import an export and show the report", console,
 			&requestBody{mediaType: "multipart/form-data", schema: ref("ImportForm"), required: true},
