@@ -35,7 +35,6 @@ func openAPITags() []schema {
 		{"share-pages", "The pages behind a share link, for anyone who has it."},
 		{"federation", "ActivityPub: discovery, the blog's actor, its collections and activities, and its inboxes (404 while federation is off)."},
 		{"console", "The web console: server-rendered HTML pages for every account."},
-		{"federation", "The blog's ActivityStreams documents for the fediverse (docs/federation.md)."},
 	}
 	out := make([]schema, len(tags))
 	for i, t := range tags {
