@@ -73,6 +73,9 @@ type Deps struct {
 	// federation.allow_http: for tests, docs/federation.md).
 	FederationAllow     outbound.Allowlist
 	FederationAllowHTTP bool
+	// Version is Folio's version, which NodeInfo tells other servers;
+	// empty: "unknown".
+	Version string
 }
 
 // StorageUsage reports what the file host stores, cheaply enough for a
@@ -141,6 +144,8 @@ type Blog struct {
 	fedMu        sync.Mutex         // guards fedKeyCache
 	fedKeyCache  *fedKey            // nil until first read
 	inboxLimit   *httpx.RateLimiter // per remote host (federation_inbox.go)
+	fed          *fedWork           // its jobs (federation_delivery.go)
+	version      string             // Deps.Version
 
 	// Change counters shared with the other processes
 	// (docs/design.md#caches-across-processes).
@@ -191,6 +196,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		mediaLimits:   defaultMediaLimits(),
 		fedAllow:      d.FederationAllow,
 		fedAllowHTTP:  d.FederationAllowHTTP,
+		version:       d.Version,
 	}
 	b.fetch = b.mediaLimits.client(b.fetchAllow)
 	b.fedClient = newFedClient(b.fedAllow, b.fedAllowHTTP)
@@ -198,20 +204,23 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
 	b.ai = newAIJobs(d)
+	b.fed = newFedWork(b, d)
 	if !d.EnqueueOnly {
 		b.ai.start(b.runAIJob)
+		b.fed.start(b.runFederationScan)
 	}
 	return b, nil
 }
 
-// Close stops the blog's background AI work: queued and running jobs get
-// until ctx ends, then they are cancelled. Call it before closing the
-// database.
+// Close stops the blog's background work, AI and federation: queued and
+// running jobs get until ctx ends, then they are cancelled. Call it before
+// closing the database.
 func (b *Blog) Close(ctx context.Context) error {
-	return b.ai.close(ctx)
+	return errors.Join(b.ai.close(ctx), b.fed.close(ctx))
 }
 
-// postSaved tells the AI integration that a post changed.
+// postSaved tells the AI integration and federation that a post changed.
 func (b *Blog) postSaved(id string) {
 	b.enqueueAI(id)
+	b.queueFederatePost(id)
 }

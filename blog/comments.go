@@ -18,7 +18,24 @@ type PublicComment struct {
 	Author    string    `json:"author"`
 	Content   string    `json:"content"`
 	CreatedAt time.Time `json:"created_at"`
+	// AuthorHandle (user@host) and AuthorURL (the profile page) are a
+	// fediverse reply's author; "" for the site's own comments.
+	AuthorHandle string `json:"author_handle"`
+	AuthorURL    string `json:"author_url"`
+	// Fediverse: the comment came from (or, for the administrator's
+	// replies, went to) the fediverse (docs/federation.md#moderation).
+	Fediverse bool `json:"fediverse"`
+	// ReplyTo is the id of the comment this one answers, "" for none: a
+	// front-end needs it to show the administrator's replies as replies.
+	ReplyTo string `json:"reply_to"`
+	// apID is the Note's IRI: a fediverse reply's, or the one the blog
+	// gave the administrator's reply; apActor the reply's actor IRI.
+	apID, apActor string
 }
+
+// ownReply reports whether c is the administrator's reply to a fediverse
+// comment: a Note of the blog's, by no remote actor.
+func (c PublicComment) ownReply() bool { return c.apID != "" && c.apActor == "" }
 
 // AdminComment is a comment as the administrator reviews it.
 type AdminComment struct {

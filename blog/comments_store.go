@@ -16,7 +16,7 @@ func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]
 		return nil, 0, fmt.Errorf("blog: count comments: %w", err)
 	}
 	// The page's ids from comments_post_paging first (docs/design.md#paging).
-	rows, err := b.db.Query(ctx, `SELECT c.id, c.author, c.content, c.created_at FROM (SELECT id FROM comments
+	rows, err := b.db.Query(ctx, `SELECT `+publicCommentColumns+` FROM (SELECT id FROM comments
 		WHERE post_id = $1 AND status = 'approved' ORDER BY created_at, id LIMIT $2 OFFSET $3) page
 		JOIN comments c ON c.id = page.id ORDER BY c.created_at, c.id`, postID, pg.limit, pg.offset)
 	if err != nil {
@@ -27,10 +27,11 @@ func (b *Blog) approvedComments(ctx context.Context, postID string, pg span) ([]
 	for rows.Next() {
 		var c PublicComment
 		var created int64
-		if err := rows.Scan(&c.ID, &c.Author, &c.Content, &created); err != nil {
+		if err := rows.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.apActor, &c.ReplyTo); err != nil {
 			return nil, 0, fmt.Errorf("blog: list comments: %w", err)
 		}
 		c.CreatedAt = sqlstore.Time(created)
+		c.Fediverse = c.apID != ""
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -66,7 +67,12 @@ func (b *Blog) submitComment(ctx context.Context, postID string, in commentInput
 	return rc, nil
 }
 
-const adminCommentColumns = `c.id, c.author, c.content, c.created_at, c.email, c.ip, c.user_agent, c.post_id, p.title, c.status`
+// publicCommentColumns are what every list of comments reads; the
+// fediverse mark is derived from ap_id (the Note's IRI, "" for the site's
+// own comments).
+const publicCommentColumns = `c.id, c.author, c.content, c.created_at, c.author_handle, c.author_url, c.ap_id, c.ap_actor, c.reply_to`
+
+const adminCommentColumns = publicCommentColumns + `, c.email, c.ip, c.user_agent, c.post_id, p.title, c.status`
 
 // adminCommentFrom is the comments of live posts. Whether a post is live
 // is read from the index posts_live, not from the post.
@@ -75,8 +81,10 @@ const adminCommentFrom = ` FROM comments c JOIN posts p ON p.id = c.post_id AND 
 func scanAdminComment(row interface{ Scan(...any) error }) (AdminComment, error) {
 	var c AdminComment
 	var created int64
-	err := row.Scan(&c.ID, &c.Author, &c.Content, &created, &c.Email, &c.IP, &c.UserAgent, &c.PostID, &c.PostTitle, &c.Status)
+	err := row.Scan(&c.ID, &c.Author, &c.Content, &created, &c.AuthorHandle, &c.AuthorURL, &c.apID, &c.apActor, &c.ReplyTo,
+		&c.Email, &c.IP, &c.UserAgent, &c.PostID, &c.PostTitle, &c.Status)
 	c.CreatedAt = sqlstore.Time(created)
+	c.Fediverse = c.apID != ""
 	return c, err
 }
 
@@ -162,7 +170,7 @@ func (b *Blog) commentStats(ctx context.Context) (CommentStats, error) {
 func (b *Blog) reviewComment(ctx context.Context, id, status string) (AdminComment, error) {
 	c, err := scanAdminComment(b.db.QueryRowWrite(ctx, `UPDATE comments SET status = $1, updated_at = $2 WHERE id = $3
 		AND post_id IN (SELECT id FROM posts WHERE deleted_at IS NULL)
-		RETURNING id, author, content, created_at, email, ip, user_agent, post_id, '', status`,
+		RETURNING id, author, content, created_at, author_handle, author_url, ap_id, ap_actor, reply_to, email, ip, user_agent, post_id, '', status`,
 		status, sqlstore.FromTime(b.now()), id))
 	if err != nil {
 		if errors.Is(err, sqlstore.ErrNotFound) {
@@ -174,6 +182,28 @@ func (b *Blog) reviewComment(ctx context.Context, id, status string) (AdminComme
 		c.PostTitle = p.Title
 	}
 	return c, nil
+}
+
+// adminComment reads a comment of a live post with its post's title;
+// sqlstore.ErrNotFound when there is none.
+func (b *Blog) adminComment(ctx context.Context, id string) (AdminComment, error) {
+	c, err := scanAdminComment(b.db.QueryRow(ctx, "SELECT "+adminCommentColumns+adminCommentFrom+" WHERE c.id = $1", id))
+	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
+		return c, fmt.Errorf("blog: read comment: %w", err)
+	}
+	return c, err
+}
+
+// insertReply stores the administrator's approved reply c to the comment
+// c.ReplyTo, with the Note IRI apID it goes to the fediverse as.
+func (b *Blog) insertReply(ctx context.Context, c AdminComment, apID string) error {
+	_, err := b.db.Exec(ctx, `INSERT INTO comments (id, post_id, author, email, content, status, ip, user_agent, created_at, updated_at,
+		ap_id, author_handle, author_url, reply_to) VALUES ($1, $2, $3, '', $4, $5, '', '', $6, $6, $7, '', '', $8)`,
+		c.ID, c.PostID, c.Author, c.Content, CommentApproved, sqlstore.FromTime(c.CreatedAt), apID, c.ReplyTo)
+	if err != nil {
+		return fmt.Errorf("blog: add reply: %w", err)
+	}
+	return nil
 }
 
 // deleteComment removes a comment for good; sqlstore.ErrNotFound when there

@@ -1,10 +1,12 @@
 package blog
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"folio/httpx"
 	"folio/sqlstore"
@@ -32,6 +34,10 @@ type commentsView struct {
 	PrevURL  string
 	NextURL  string
 	Pages    int
+	// FedOn: fediverse comments take a reply (federation is on).
+	FedOn bool
+	// A refused reply's comment and text, shown again.
+	ReplyFor, ReplyText string
 }
 
 // commentsURL is the moderation page of a tab and page.
@@ -68,6 +74,12 @@ func (b consoleHandlers) handleConsoleComments(w http.ResponseWriter, r *http.Re
 }
 
 func (b consoleHandlers) renderComments(w http.ResponseWriter, r *http.Request, status int, problem string) error {
+	return b.renderCommentsWith(w, r, status, problem, commentsView{})
+}
+
+// renderCommentsWith renders the moderation page; keep holds what a
+// refused form sends back (the reply typed).
+func (b consoleHandlers) renderCommentsWith(w http.ResponseWriter, r *http.Request, status int, problem string, keep commentsView) error {
 	tab, ok := commentTabStatus(r.URL.Query().Get("status"))
 	if !ok {
 		return httpx.BadRequest("status must be pending, approved, spam or all")
@@ -89,7 +101,8 @@ func (b consoleHandlers) renderComments(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	d := commentsView{Status: tab, Page: pg.Page, Pages: max(1, (total+pg.Size-1)/pg.Size)}
+	d := commentsView{Status: tab, Page: pg.Page, Pages: max(1, (total+pg.Size-1)/pg.Size), FedOn: b.fedSettings(ctx).Enabled,
+		ReplyFor: keep.ReplyFor, ReplyText: keep.ReplyText}
 	if d.Comments, err = b.consoleComments(ctx, items); err != nil {
 		return err
 	}
@@ -188,4 +201,109 @@ func (b consoleHandlers) handleConsoleCommentsBatch(w http.ResponseWriter, r *ht
 	}
 	b.console.Redirect(w, r, back, said(done))
 	return nil
+}
+
+// handleConsoleReply is POST /console/blog/comments/{id}/reply: field
+// content, and the view to go back to (status, page). The reply to an
+// approved fediverse comment is an approved comment of the site's name on
+// the same post, shown as a reply under it, and a Note delivered to the
+// comment's author (docs/federation.md#moderation). The reply stands when
+// the author's server cannot be told: the delivery is retried, or, when
+// the blog does not know the author's account, not made (the flash says
+// so).
+func (b consoleHandlers) handleConsoleReply(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	tab, ok := commentTabStatus(r.PostFormValue("status"))
+	if !ok {
+		tab = CommentPending
+	}
+	page, err := strconv.Atoi(r.PostFormValue("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	id, err := consoleID(r, "comment")
+	if err != nil {
+		return err
+	}
+	text := strings.TrimSpace(r.PostFormValue("content"))
+	refuse := func(status int, msg string) error {
+		q := r.URL.Query()
+		q.Set("status", tab)
+		q.Set("page", strconv.Itoa(page))
+		r.URL.RawQuery = q.Encode()
+		return b.renderCommentsWith(w, r, status, msg, commentsView{ReplyFor: id, ReplyText: r.PostFormValue("content")})
+	}
+	if !b.fedSettings(ctx).Enabled {
+		return refuse(http.StatusConflict, "Federation is off: turn it on to reply on the fediverse.")
+	}
+	c, err := b.adminComment(ctx, id)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return refuse(http.StatusNotFound, "There is no such comment.")
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case !c.Fediverse || c.ownReply():
+		return refuse(http.StatusUnprocessableEntity, "Only comments from the fediverse take a reply here.")
+	case c.Status != CommentApproved:
+		return refuse(http.StatusConflict, "Approve the comment first: the reply shows under the post with it.")
+	}
+	if err := checkText("content", text, true, 5000); err != nil {
+		f, _ := refusal(err)
+		return refuse(f.Status, "Not sent: the reply "+strings.TrimPrefix(f.Msg, "Not saved: content "))
+	}
+	author, delivered, err := b.replyToComment(ctx, c, text)
+	if err != nil {
+		return err
+	}
+	msg := "Replied to " + c.Author + "."
+	if !delivered {
+		msg = "Replied to " + c.Author + " on the site; the blog does not know their account, so the reply was not sent to them."
+	} else if author != "" {
+		msg = "Replied to " + c.Author + " (@" + author + ")."
+	}
+	b.console.Redirect(w, r, commentsURL(tab, page), msg)
+	return nil
+}
+
+// replyToComment stores the administrator's reply to the fediverse
+// comment c and queues its Create{Note} to c's author. delivered is false
+// when the blog has no stored actor for c's author; author is the handle
+// it went to.
+func (b *Blog) replyToComment(ctx context.Context, c AdminComment, text string) (author string, delivered bool, err error) {
+	origin, err := b.fedOrigin(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	p, err := b.postBy(ctx, "id", c.PostID, false)
+	if err != nil {
+		return "", false, err
+	}
+	name := strings.TrimSpace(b.settings.Site.Get(ctx).SiteName)
+	if name == "" {
+		name = b.fedSettings(ctx).Username
+	}
+	reply := AdminComment{PublicComment: PublicComment{ID: sqlstore.NewID(), Author: name, Content: text,
+		CreatedAt: sqlstore.Time(sqlstore.FromTime(b.now())), ReplyTo: c.ID}, PostID: c.PostID}
+	reply.apID = replyIRI(origin, reply.ID)
+	if err := b.insertReply(ctx, reply, reply.apID); err != nil {
+		return "", false, err
+	}
+	actor, err := b.commentAuthor(ctx, c.PublicComment)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	note := replyNote(origin, p.Slug, reply.PublicComment, c.PublicComment, actor)
+	if inbox := actor.deliveryInbox(); inbox != "" {
+		if err := b.deliver(ctx, createNote(origin, note), []string{inbox}); err != nil {
+			// The reply is on the site; its delivery is the queue's to
+			// retry, and a failure to queue is logged.
+			b.logger.Error("blog: federation: deliver a reply", "comment", reply.ID, "to", actor.ID, "err", err)
+		}
+	}
+	return actor.Handle, true, nil
 }

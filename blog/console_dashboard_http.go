@@ -28,6 +28,10 @@ type consoleComment struct {
 	AdminComment
 	PostSlug string
 	Excerpt  string
+	// Remote: a reply from the fediverse (not the administrator's own);
+	// Profile its author's profile when that is an http(s) URL.
+	Remote  bool
+	Profile string
 }
 
 type dashboardView struct {
@@ -92,7 +96,8 @@ func (b consoleHandlers) consoleComments(ctx context.Context, comments []AdminCo
 	}
 	out := make([]consoleComment, len(comments))
 	for i, c := range comments {
-		out[i] = consoleComment{AdminComment: c, PostSlug: slugs[c.PostID], Excerpt: commentLine(c.Content)}
+		out[i] = consoleComment{AdminComment: c, PostSlug: slugs[c.PostID], Excerpt: commentLine(c.Content),
+			Remote: c.Fediverse && !c.ownReply(), Profile: webURL(c.AuthorURL)}
 	}
 	return out, nil
 }

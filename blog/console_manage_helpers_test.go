@@ -15,19 +15,22 @@ import (
 // site, so that a change in the console can be seen on the site.
 func newConsoleSiteEnv(t testing.TB) *env {
 	t.Helper()
-	e, _ := newEnvWith(t, setup{console: true, handler: func(t testing.TB, routes *httpx.Router, b *blog.Blog) http.Handler {
-		eng, err := templates.New(templates.Options{Pages: templates.FS})
-		if err != nil {
-			t.Fatal(err)
-		}
-		site, err := blog.NewSite(b, eng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		site.Routes(routes)
-		return httpx.Chain(routes, httpx.Proxies{}.Middleware)
-	}})
+	e, _ := newEnvWith(t, setup{console: true, handler: withSite})
 	return e
+}
+
+// withSite serves the classic site beside the routes (setup.handler).
+func withSite(t testing.TB, routes *httpx.Router, b *blog.Blog) http.Handler {
+	eng, err := templates.New(templates.Options{Pages: templates.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := blog.NewSite(b, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Routes(routes)
+	return httpx.Chain(routes, httpx.Proxies{}.Middleware)
 }
 
 // adminToken is a form token of e.admin's console session.

@@ -88,6 +88,15 @@ func (b *Blog) consoleRoutes(rt *httpx.Router) {
 	// Comments (console_comments_http.go).
 	p.Handle("GET /console/blog/comments", p.admin(h.handleConsoleComments))
 	p.Handle("POST /console/blog/comments/batch", write(h.handleConsoleCommentsBatch))
+	p.Handle("POST /console/blog/comments/{id}/reply", write(h.handleConsoleReply))
+
+	// Federation (console_federation_http.go); a reply from the console
+	// is a comment, shown on the site (console_comments_http.go).
+	p.Handle("GET /console/blog/federation", p.admin(h.handleConsoleFederation))
+	p.Handle("POST /console/blog/federation", write(h.handleConsoleSaveFederation))
+	p.Handle("POST /console/blog/federation/followers", p.admin(h.handleConsoleFollower))
+	p.Handle("POST /console/blog/federation/blocks", p.admin(h.handleConsoleAddBlock))
+	p.Handle("POST /console/blog/federation/blocks/delete", p.admin(h.handleConsoleRemoveBlock))
 
 	// Import and export (console_import_http.go): the import's form is the
 	// API's, with its body limit; the export is the API's download.

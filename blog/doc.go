@@ -54,8 +54,8 @@
 // rendered from the templates package in the frame auth.Console gives:
 // console_routes.go registers them, and console_*_http.go hold one page
 // group each: the dashboard, posts and the editor, pages, categories and
-// tags, friend links, comments, revisions, preview links, settings, and
-// import and export (console_import_http.go).
+// tags, friend links, comments, revisions, preview links, federation,
+// settings, and import and export (console_import_http.go).
 // console_forms.go turns a refused write into the form shown again. The
 // pages are methods of consoleHandlers, which wraps *Blog: the domain's
 // methods stay on *Blog, the pages' own helpers with the pages.
@@ -121,12 +121,32 @@
 // blog/ai's), registered with sqlstore's registry, and the settings API;
 // console_settings_http.go is the console's settings page.
 //
+// # Federation
+//
+// docs/federation.md: the blog as one ActivityPub actor, off until the
+// administrator turns it on. federation.go is the core (the settings
+// group, the key pair made once, the origin IRIs are built of, signed
+// requests, the remote actor type) with federation_store.go. The
+// publishing side sends posts as Articles and delivers every activity by
+// jobs (federation_delivery.go: deliver, deliverToFollowers). The inbox
+// (federation_inbox.go, federation_inbox_store.go) verifies and takes
+// follows, replies (pending comments), likes and boosts;
+// federation_remote.go and federation_remote_store.go fetch, keep and
+// check remote actors and blocks. The administrator's side:
+// console_federation_http.go (the console page: the switch, followers,
+// blocks, delivery health, reactions) with federation_console_store.go,
+// the reply to a fediverse comment in console_comments_http.go, and
+// federation_comments_http.go, the Notes of those replies. The protocol
+// engines are the leaf packages blog/httpsig and blog/activitypub.
+//
 // # Engines
 //
 // General engines that know nothing of the blog live in leaf packages
 // under it: blog/ai (the AI provider client and its job queue),
 // blog/ghostdoc (Ghost's Mobiledoc and Lexical documents, for the Ghost
 // import), blog/htmltomd (HTML to Markdown, for the Ghost and WordPress
-// imports), blog/frontmatter (the front matter of Hugo and Jekyll files)
-// and blog/linediff (the line diff of the console's revision pages).
+// imports), blog/frontmatter (the front matter of Hugo and Jekyll files),
+// blog/linediff (the line diff of the console's revision pages),
+// blog/httpsig (HTTP Signatures and Digest) and blog/activitypub (the
+// ActivityStreams vocabulary, WebFinger and NodeInfo), for federation.
 package blog

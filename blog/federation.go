@@ -131,8 +131,12 @@ func (b *Blog) fedOrigin(ctx context.Context) (string, error) {
 }
 
 // noteFedOrigin records the origin of the request that turned federation
-// on, for the work that runs outside requests.
+// on, for the work that runs outside requests, and, the first time, when
+// federation began (fedSince).
 func (b *Blog) noteFedOrigin(ctx context.Context) error {
+	if _, err := b.fedSince(ctx); err != nil {
+		return err
+	}
 	o := b.currentOrigin(ctx)
 	if o == "" {
 		return nil
@@ -159,7 +163,7 @@ func actorOutbox(origin string) string    { return origin + "/ap/actor/outbox" }
 func actorFollowers(origin string) string { return origin + "/ap/actor/followers" }
 func actorFollowing(origin string) string { return origin + "/ap/actor/following" }
 func sharedInbox(origin string) string    { return origin + "/ap/inbox" }
-func postIRI(origin, slug string) string  { return origin + "/posts/" + slug }
+func postIRI(origin, slug string) string  { return origin + "/posts/" + url.PathEscape(slug) }
 
 // fedClient is the outbound client of every fetch and delivery:
 // loopback, private and link-local addresses are refused unless

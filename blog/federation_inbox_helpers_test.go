@@ -14,9 +14,9 @@ import (
 	"folio/templates"
 )
 
-// fedEnv is a blog with federation on, its classic site, and its inbox
+// inboxEnv is a blog with federation on, its classic site, and its inbox
 // reached at /ap/inbox and /ap/actor/inbox.
-type fedEnv struct {
+type inboxEnv struct {
 	*siteEnv
 	b      *blog.Blog
 	actor  string // the blog's actor IRI
@@ -24,14 +24,14 @@ type fedEnv struct {
 	origin string
 }
 
-// fedSetup varies newFedEnv.
-type fedSetup struct {
+// inboxSetup varies newInboxEnv.
+type inboxSetup struct {
 	// noPrivate leaves federation.allow_private_addresses empty: the blog
 	// then reaches no test server (they are on loopback).
 	noPrivate bool
 }
 
-func newFedEnv(t testing.TB, fs fedSetup) *fedEnv {
+func newInboxEnv(t testing.TB, fs inboxSetup) *inboxEnv {
 	t.Helper()
 	clock := &testClock{}
 	var site *blog.Site
@@ -67,7 +67,7 @@ func newFedEnv(t testing.TB, fs fedSetup) *fedEnv {
 			}
 			return httpx.Chain(mux, httpx.Proxies{Trusted: loopback}.Middleware)
 		}})
-	fe := &fedEnv{siteEnv: &siteEnv{env: e, site: site, clock: clock}, b: b, origin: e.anon.Base,
+	fe := &inboxEnv{siteEnv: &siteEnv{env: e, site: site, clock: clock}, b: b, origin: e.anon.Base,
 		actor: e.anon.Base + "/ap/actor", inbox: e.anon.Base + "/ap/inbox"}
 	// The origin of work outside requests (a test's calls) is the site's.
 	fe.putSettings(map[string]any{"site": map[string]any{"site_url": fe.origin}})
@@ -76,19 +76,19 @@ func newFedEnv(t testing.TB, fs fedSetup) *fedEnv {
 }
 
 // federation changes the federation settings group.
-func (fe *fedEnv) federation(group map[string]any) {
+func (fe *inboxEnv) federation(group map[string]any) {
 	fe.t.Helper()
 	fe.putSettings(map[string]any{"federation": group})
 }
 
 // send posts activity to the blog's shared inbox as a, signed, and checks
 // the answer's status.
-func (fe *fedEnv) send(a *fedtest.Actor, activity any, status int) {
+func (fe *inboxEnv) send(a *fedtest.Actor, activity any, status int) {
 	fe.t.Helper()
 	fe.sendWith(a, activity, fedtest.PostOptions{}, status)
 }
 
-func (fe *fedEnv) sendWith(a *fedtest.Actor, activity any, o fedtest.PostOptions, status int) {
+func (fe *inboxEnv) sendWith(a *fedtest.Actor, activity any, o fedtest.PostOptions, status int) {
 	fe.t.Helper()
 	if got, body := a.PostWith(fe.t, fe.inbox, activity, o); got != status {
 		fe.t.Fatalf("inbox answered %d, want %d: %s", got, status, body)
@@ -96,7 +96,7 @@ func (fe *fedEnv) sendWith(a *fedtest.Actor, activity any, o fedtest.PostOptions
 }
 
 // count runs a SELECT COUNT(*) query.
-func (fe *fedEnv) count(q string, args ...any) int {
+func (fe *inboxEnv) count(q string, args ...any) int {
 	fe.t.Helper()
 	var n int
 	if err := fe.db.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
@@ -111,7 +111,7 @@ type follower struct {
 }
 
 // follower reads the follower actorID; ok is false when it is none.
-func (fe *fedEnv) follower(actorID string) (f follower, ok bool) {
+func (fe *inboxEnv) follower(actorID string) (f follower, ok bool) {
 	fe.t.Helper()
 	err := fe.db.QueryRow(context.Background(), "SELECT follow_id, status, inbox, host FROM ap_followers WHERE actor_id = $1", actorID).
 		Scan(&f.FollowID, &f.Status, &f.Inbox, &f.Host)
@@ -130,7 +130,7 @@ type fedComment struct {
 }
 
 // reply reads the comment whose Note is apID; ok is false when none is.
-func (fe *fedEnv) reply(apID string) (c fedComment, ok bool) {
+func (fe *inboxEnv) reply(apID string) (c fedComment, ok bool) {
 	fe.t.Helper()
 	err := fe.db.QueryRow(context.Background(), `SELECT id, post_id, author, email, content, status, author_handle, author_url,
 		reply_to, ap_actor FROM comments WHERE ap_id = $1`, apID).
@@ -145,7 +145,7 @@ func (fe *fedEnv) reply(apID string) (c fedComment, ok bool) {
 }
 
 // reactions is a post's likes and boosts.
-func (fe *fedEnv) reactions(postID string) [2]int {
+func (fe *inboxEnv) reactions(postID string) [2]int {
 	fe.t.Helper()
 	got, err := fe.b.ReactionCounts(context.Background(), []string{postID})
 	if err != nil {
@@ -155,7 +155,7 @@ func (fe *fedEnv) reactions(postID string) [2]int {
 }
 
 // block adds an ap_blocks row (the console's, which is not built here).
-func (fe *fedEnv) block(kind, value string) {
+func (fe *inboxEnv) block(kind, value string) {
 	fe.t.Helper()
 	fe.exec("INSERT INTO ap_blocks (kind, value, created_at) VALUES ($1, $2, 0)", kind, value)
 }

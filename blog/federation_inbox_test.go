@@ -17,7 +17,7 @@ import (
 )
 
 func TestFederationInboxRefusesHostileActivities(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice, bob, eve := srv.Actor("alice"), srv.Actor("bob"), srv.Actor("eve")
 	fe.block("actor", eve.ID)
@@ -83,7 +83,7 @@ func TestFederationInboxRefusesHostileActivities(t *testing.T) {
 }
 
 func TestFederationInboxIsOffWithFederation(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	fe.federation(map[string]any{"enabled": false})
 	alice := fedtest.New(t).Actor("alice")
 	fe.send(alice, alice.Follow(fe.actor), http.StatusNotFound)
@@ -95,7 +95,7 @@ func TestFederationInboxIsOffWithFederation(t *testing.T) {
 func TestFederationInboxRefusesKeysOnPrivateAddresses(t *testing.T) {
 	// Without federation.allow_private_addresses, loopback is refused when
 	// the connection is made: the test server never sees a request.
-	fe := newFedEnv(t, fedSetup{noPrivate: true})
+	fe := newInboxEnv(t, inboxSetup{noPrivate: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	fe.send(alice, alice.Follow(fe.actor), http.StatusUnauthorized)
@@ -108,7 +108,7 @@ func TestFederationInboxRefusesKeysOnPrivateAddresses(t *testing.T) {
 }
 
 func TestFederationInboxRefusesBadActorDocuments(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	other := fedtest.New(t).Actor("other")
@@ -147,7 +147,7 @@ func TestFederationInboxRefusesBadActorDocuments(t *testing.T) {
 }
 
 func TestFederationInboxLimitsEachRemoteHost(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	fe.b.SetInboxLimit(2)
 	alice := fedtest.New(t).Actor("alice")
 	bob := fedtest.New(t).Actor("bob")
@@ -177,7 +177,7 @@ func (k *headerKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestFederationFollowAndUndo(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice, bob, carol := srv.Actor("alice"), srv.Actor("bob"), srv.Actor("carol")
 
@@ -230,7 +230,7 @@ func TestFederationFollowAndUndo(t *testing.T) {
 }
 
 func TestFederationRepliesBecomePendingComments(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice, bob := srv.Actor("alice"), srv.Actor("bob")
 	p := fe.publish("Hello fediverse")
@@ -299,7 +299,7 @@ func TestFederationRepliesBecomePendingComments(t *testing.T) {
 }
 
 func TestFederationRepliesIgnored(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	alice := fedtest.New(t).Actor("alice")
 	open := fe.publish("Open")
 	closed := fe.publish("Closed", "show_comments", false)
@@ -336,7 +336,7 @@ func TestFederationRepliesIgnored(t *testing.T) {
 }
 
 func TestFederationReplyWithScriptIsPlainText(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	alice := fedtest.New(t).Actor("alice")
 	p := fe.publish("Target")
 	html := `<p>Hello<br>there</p><script>alert("owned")</script><style>p{}</style>` +
@@ -361,7 +361,7 @@ func TestFederationReplyWithScriptIsPlainText(t *testing.T) {
 }
 
 func TestFederationReplyIsCutToTheCommentBounds(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -374,7 +374,7 @@ func TestFederationReplyIsCutToTheCommentBounds(t *testing.T) {
 }
 
 func TestFederationLikesAndBoostsAreCounted(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice, bob := srv.Actor("alice"), srv.Actor("bob")
 	p := fe.publish("Liked")
@@ -406,7 +406,7 @@ func TestFederationLikesAndBoostsAreCounted(t *testing.T) {
 }
 
 func TestFederationDeletedActorIsForgotten(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -446,7 +446,7 @@ func TestFederationDeletedActorIsForgotten(t *testing.T) {
 }
 
 func TestFederationKeysAreFetchedAgainWhenRotated(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -471,7 +471,7 @@ func TestFederationKeysAreFetchedAgainWhenRotated(t *testing.T) {
 func TestFederationKeysOfTheirOwnDocument(t *testing.T) {
 	// Some servers name a key document of its own (actor/main-key) that
 	// names its owner.
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	carol := srv.Actor("carol")
 	keyID := carol.ID + "/main-key"
@@ -492,7 +492,7 @@ func TestFederationKeysOfTheirOwnDocument(t *testing.T) {
 }
 
 func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	ctx := context.Background()
@@ -547,7 +547,7 @@ func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
 }
 
 func TestFederationAuthorizedFetch(t *testing.T) {
-	fe := newFedEnv(t, fedSetup{})
+	fe := newInboxEnv(t, inboxSetup{})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	stranger := fedtest.New(t).Actor("stranger")

@@ -448,11 +448,13 @@ func storePost(ctx context.Context, tx *sqlstore.Tx, p storedPost) error {
 	return bumpPostsVersion(ctx, tx)
 }
 
-// deletePost soft-deletes a post, freeing its slug.
+// deletePost soft-deletes a post, freeing its slug, and tells federation
+// (its followers get a Delete).
 func (b *Blog) deletePost(ctx context.Context, id string) error {
 	if err := b.softDelete(ctx, "posts", id); err != nil {
 		return err
 	}
+	b.queueFederatePost(id)
 	return bumpPostsVersion(ctx, b.db)
 }
 

@@ -132,6 +132,7 @@ func (b *Blog) Routes(rt *httpx.Router) {
 	if b.console != nil {
 		b.consoleRoutes(rt)
 	}
+	b.federationRoutes(rt)
 
 	// The catch-all: an /api/ path no surface owns is the blog's, so it
 	// answers in the envelope most of the API uses.

@@ -266,5 +266,17 @@ func migrations() []sqlstore.Migration {
 			`ALTER TABLE comments ADD COLUMN ap_actor TEXT NOT NULL DEFAULT ''`,
 			`CREATE INDEX comments_ap_actor ON comments (ap_actor) WHERE ap_actor <> ''`,
 		)},
+		// Federation's delivery (docs/federation.md#delivery): when an
+		// inbox host started failing, so that one dead for days is given
+		// up at once; the fan-out's place in the followers, so that a
+		// fan-out re-run after a crash queues no inbox twice; the latest
+		// Create or Update of each post, which is kept while the post is.
+		{Name: "federation delivery", Up: sqlstore.Statements(
+			`ALTER TABLE ap_hosts ADD COLUMN failing_since BIGINT NOT NULL DEFAULT 0`,
+			`ALTER TABLE ap_activities ADD COLUMN fanout_after TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE ap_posts ADD COLUMN activity_id TEXT NOT NULL DEFAULT ''`,
+			`CREATE INDEX ap_activities_created ON ap_activities (created_at)`,
+			`CREATE INDEX ap_posts_object ON ap_posts (object_id)`,
+		)},
 	}
 }

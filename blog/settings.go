@@ -185,6 +185,7 @@ func (b *Blog) handlePutSettings(w http.ResponseWriter, r *http.Request) error {
 		s.APIKey = b.settings.AI.In(cur).APIKey
 		next = b.settings.AI.With(next, s)
 	}
+	wasOn := b.settings.Federation.In(cur).Enabled
 	err := b.settings.Registry.Put(r.Context(), next)
 	var fe *sqlstore.FieldError
 	if errors.As(err, &fe) {
@@ -192,6 +193,11 @@ func (b *Blog) handlePutSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	if b.settings.Federation.In(next).Enabled && !wasOn {
+		// The address this request came by is the blog's from now on for
+		// work outside requests (docs/federation.md#addresses).
+		b.noteFedOriginLogged(r.Context())
 	}
 	httpx.BlogAPI.OK(w, http.StatusOK, b.masked(b.settings.Registry.Document(r.Context())))
 	return nil

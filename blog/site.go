@@ -339,9 +339,7 @@ func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range comments {
-			v.Comments = append(v.Comments, templates.Comment{Author: c.Author, Content: c.Content, CreatedAt: c.CreatedAt})
-		}
+		v.Comments = siteComments(comments)
 	}
 	return v, nil
 }

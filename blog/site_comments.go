@@ -103,3 +103,34 @@ func (s *Site) rejectComment(w http.ResponseWriter, r *http.Request, p *Post, fo
 	w.Header().Set("Cache-Control", "no-store")
 	return a, nil
 }
+
+// siteComments are a post's approved comments as the post page shows them:
+// a fediverse author's profile linked only when it is an http(s) URL, and
+// a reply naming the comment it answers when that one is shown too
+// (docs/federation.md#moderation).
+func siteComments(comments []PublicComment) []templates.Comment {
+	authors := make(map[string]string, len(comments))
+	for _, c := range comments {
+		authors[c.ID] = c.Author
+	}
+	out := make([]templates.Comment, 0, len(comments))
+	for _, c := range comments {
+		tc := templates.Comment{ID: c.ID, Author: c.Author, Content: c.Content, CreatedAt: c.CreatedAt,
+			Fediverse: c.Fediverse && !c.ownReply(), AuthorHandle: c.AuthorHandle, AuthorURL: webURL(c.AuthorURL)}
+		if a, ok := authors[c.ReplyTo]; ok && c.ReplyTo != "" {
+			tc.ReplyTo, tc.ReplyToAuthor = c.ReplyTo, a
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// webURL is u when it is an absolute http or https URL, else "": a remote
+// server's profile link must not become a javascript: or data: link.
+func webURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return ""
+	}
+	return u
+}

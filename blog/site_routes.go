@@ -12,8 +12,10 @@ import (
 // and a wrong method is a 405 in the API's envelope (docs/design.md, HTTP).
 func (s *Site) Routes(rt *httpx.Router) {
 	site := rt.Pages("site", httpx.BlogAPI)
-	site.Handle("GET /{$}", s.handle(s.home))
-	site.Handle("GET /posts/{slug}", s.handle(s.post))
+	// The home page and the posts answer ActivityStreams JSON to the
+	// servers that ask, while federation is on (federation_http.go).
+	site.Handle("GET /{$}", s.b.activityOr(s.b.handleActor, s.handle(s.home)))
+	site.Handle("GET /posts/{slug}", s.b.activityOr(s.b.handlePostObject, s.handle(s.post)))
 	site.Handle("POST /posts/{slug}/comments", s.handle(s.comment))
 	site.Handle("GET /pages/{slug}", s.handle(s.page))
 	site.Handle("GET /categories/{slug}", s.handle(s.category))

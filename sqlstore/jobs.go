@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -73,6 +74,36 @@ func (q *Jobs) EnqueueAt(ctx context.Context, subject string, at time.Time) erro
 		VALUES ($1, $2, $3, 'pending', $4, $4, $5) ON CONFLICT DO NOTHING`, NewID(), q.Kind, subject, now, FromTime(at))
 	if err != nil {
 		return fmt.Errorf("sqlstore: enqueue %s job: %w", q.Kind, err)
+	}
+	return nil
+}
+
+// enqueueBatch bounds the rows of one INSERT of EnqueueAll: four
+// parameters each, far below both databases' limits.
+const enqueueBatch = 500
+
+// EnqueueAll adds a pending job for each of subjects, as Enqueue does one
+// (a subject already pending is skipped), in statements of many rows: the
+// path of a fan-out that queues thousands. q may be a transaction, so
+// that the jobs are queued together with what they stand for.
+func (q *Jobs) EnqueueAll(ctx context.Context, db Querier, subjects []string) error {
+	now := FromTime(q.Now())
+	for len(subjects) > 0 {
+		n := min(len(subjects), enqueueBatch)
+		var sb strings.Builder
+		args := make([]any, 0, 4*n)
+		for i, s := range subjects[:n] {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "($%d, $%d, $%d, 'pending', $%d, $%d)", 4*i+1, 4*i+2, 4*i+3, 4*i+4, 4*i+4)
+			args = append(args, NewID(), q.Kind, s, now)
+		}
+		if _, err := db.Exec(ctx, `INSERT INTO jobs (id, kind, subject, state, created_at, updated_at)
+			VALUES `+sb.String()+` ON CONFLICT DO NOTHING`, args...); err != nil {
+			return fmt.Errorf("sqlstore: enqueue %s jobs: %w", q.Kind, err)
+		}
+		subjects = subjects[n:]
 	}
 	return nil
 }

@@ -224,3 +224,31 @@ func TestJobWaitsForItsTimeAndARetryCountsItsTries(t *testing.T) {
 		t.Fatalf("a retry beside a newer pending job left %d jobs, want 1", n)
 	}
 }
+
+func TestJobsEnqueuedInBatchesSkipThePendingOnes(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	q := jobQueue(db, "a", &now)
+	if err := q.Enqueue(ctx, "s-0"); err != nil {
+		t.Fatal(err)
+	}
+	// More than one statement's worth, one already pending, one twice.
+	subjects := []string{"s-1"}
+	for i := range 1200 {
+		subjects = append(subjects, fmt.Sprintf("s-%d", i))
+	}
+	err := db.Tx(ctx, func(tx *sqlstore.Tx) error { return q.EnqueueAll(ctx, tx, subjects) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM jobs WHERE kind = 'test' AND state = 'pending'"); n != 1200 {
+		t.Fatalf("%d pending jobs, want 1200", n)
+	}
+	if j := claim(t, q, nil); j == nil || j.Subject != "s-0" {
+		t.Fatalf("first claim = %+v, want the job queued first", j)
+	}
+	if err := q.EnqueueAll(ctx, db, nil); err != nil {
+		t.Fatalf("nothing to queue: %v", err)
+	}
+}

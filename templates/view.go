@@ -131,9 +131,19 @@ type TOCEntry struct {
 
 // Comment is an approved comment.
 type Comment struct {
+	ID        string // the anchor comment-{ID}
 	Author    string
 	Content   string
 	CreatedAt time.Time
+	// A fediverse comment: the author's handle (user@host), shown as
+	// @user@host, and profile URL (http or https only, else "").
+	Fediverse    bool
+	AuthorHandle string
+	AuthorURL    string
+	// A reply (the administrator's answer to a comment): the id and
+	// author of the comment it answers.
+	ReplyTo       string
+	ReplyToAuthor string
 }
 
 // CommentForm is the comment form's state: what the visitor typed when it

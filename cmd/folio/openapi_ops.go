@@ -1,6 +1,9 @@
 package main
 
-import "net/http"
+import (
+	"maps"
+	"net/http"
+)
 
 // openAPITags lists the document's tags, in the order readers meet them.
 func openAPITags() []schema {
@@ -30,6 +33,7 @@ func openAPITags() []schema {
 		{"site", "The classic site: server-rendered HTML, feeds and sitemap."},
 		{"short-links", "Short links to stored files and thumbnails."},
 		{"share-pages", "The pages behind a share link, for anyone who has it."},
+		{"federation", "ActivityPub: discovery, the blog's actor, its collections and activities, and its inboxes (404 while federation is off)."},
 		{"console", "The web console: server-rendered HTML pages for every account."},
 	}
 	out := make([]schema, len(tags))
@@ -124,6 +128,33 @@ func operations() map[string]operation {
 		return operation{id: id, summary: summary, tag: "site",
 			responses: responses(textOf(200, mediaType, "The document."), response{status: 304, description: "Not modified."},
 				pageOrJSON(404, "In headless mode: the envelope-B 404.", "ErrorB"))}
+	}
+	// negotiated adds the ActivityStreams answer of a page that gives one
+	// while federation is on.
+	negotiated := func(op operation, doc string) operation {
+		for i, r := range op.responses {
+			if r.status == 200 {
+				c := maps.Clone(r.content)
+				c["application/activity+json"] = schema{"type": "object", "description": doc + " While federation is on, to an `Accept` asking for ActivityStreams."}
+				op.responses[i].content = c
+			}
+		}
+		op.responses = responses(op.responses, response{status: 410, description: "A post sent to the fediverse and then deleted or unpublished: a `Tombstone`, while federation is on.",
+			content: map[string]schema{"application/activity+json": {"type": "object"}}})
+		return op
+	}
+	fedGet := func(id, summary, doc string, errs ...response) operation {
+		return operation{id: id, summary: summary, tag: "federation",
+			responses: responses(response{status: 200, description: doc, content: map[string]schema{"application/activity+json": {"type": "object"}}}, errsB(404), errs)}
+	}
+	fedInbox := func(id, summary string) operation {
+		return operation{id: id, summary: summary, tag: "federation",
+			description: "A signed activity (HTTP Signatures: `(request-target)`, `host`, `date`, `digest`).",
+			body:        &requestBody{mediaType: "application/activity+json", schema: schema{"type": "object"}, required: true},
+			responses:   responses(response{status: 202, description: "Accepted."}, errsB(400, 401, 403, 404, 413, 429))}
+	}
+	okJSON := func(status int, description string) response {
+		return response{status: status, description: description, content: map[string]schema{"application/json": {"type": "object"}}}
 	}
 	tooManyMisses := pageOrJSON(429, "More than 60 misses of short links and share links a minute from this address: every link route is refused until the allowance grows back (`Retry-After`).", "ErrorA")
 	shortLink := func(id, summary string) operation {
@@ -345,8 +376,8 @@ func operations() map[string]operation {
 			responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorA"))},
 
 		// Classic site.
-		"GET /":                  site("siteHome", "Home: the newest public posts", pageParam()),
-		"GET /posts/{slug}":      movedPage(site("sitePost", "A public post with its comments", queryParam("comment", enum("", "pending"), "`pending` shows the awaits-moderation notice."))),
+		"GET /":                  negotiated(site("siteHome", "Home: the newest public posts", pageParam()), "The blog's actor."),
+		"GET /posts/{slug}":      negotiated(movedPage(site("sitePost", "A public post with its comments", queryParam("comment", enum("", "pending"), "`pending` shows the awaits-moderation notice."))), "The post's `Article`."),
 		"GET /pages/{slug}":      movedPage(site("sitePage", "A public page")),
 		"GET /categories/{slug}": site("siteCategory", "A category's public posts", pageParam()),
 		"GET /tags/{slug}":       site("siteTag", "A tag's public posts", pageParam()),
@@ -355,10 +386,29 @@ func operations() map[string]operation {
 		"GET /atom.xml":          feed("siteAtom", "Atom 1.0 of the 20 newest public posts", "application/atom+xml"),
 		"GET /sitemap.xml":       feed("siteSitemap", "The sitemap", "application/xml"),
 		"GET /robots.txt":        feed("siteRobots", "robots.txt", "text/plain"),
-		"GET /static/{file}":     {id: "siteAsset", summary: "A theme asset", tag: "site", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorB"))},
+		"GET /ap/comments/{id}": {id: "getFederationReply", summary: "The Note of the administrator's reply to a fediverse comment", tag: "federation",
+			description: "ActivityStreams JSON (docs/federation.md#moderation); with `federation.authorized_fetch` on, the request must be signed.",
+			responses:   responses(textOf(200, "application/activity+json", "The Note."), errsB(401, 403, 404))},
+		"GET /static/{file}": {id: "siteAsset", summary: "A theme asset", tag: "site", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, pageOrJSON(404, "No such asset.", "ErrorB"))},
 		"POST /posts/{slug}/comments": {id: "siteComment", summary: "The site's comment form", tag: "site", body: formBody("author", "email", "content"),
 			responses: responses(redirect(303, "To the post with the awaits-moderation notice."), htmlPage(400, "An unreadable form."), htmlPage(403, "Comments are closed."),
 				pageOrJSON(404, "No such post.", "ErrorB"), htmlPage(422, "The post again with the fields' messages."), htmlPage(429, errorText(429)))},
+
+		// Federation.
+		"GET /.well-known/webfinger": {id: "webFinger", summary: "The blog's account for WebFinger", tag: "federation",
+			params:    []schema{queryParam("resource", stringOf(""), "`acct:{username}@{host}`, the actor's IRI or the home page's URL.")},
+			responses: responses(response{status: 200, description: "The JRD.", content: map[string]schema{"application/jrd+json": {"type": "object"}}}, errsB(400, 404))},
+		"GET /.well-known/nodeinfo": {id: "nodeInfoLinks", summary: "Where NodeInfo is", tag: "federation",
+			responses: responses(okJSON(200, "The links."), errsB(404))},
+		"GET /nodeinfo/2.1": {id: "nodeInfo", summary: "NodeInfo 2.1", tag: "federation",
+			responses: responses(okJSON(200, "The document (`application/json` with the NodeInfo 2.1 profile)."), errsB(404))},
+		"GET /ap/actor":           fedGet("getActor", "The blog's actor", "The `Person`, with its public key."),
+		"GET /ap/actor/outbox":    fedGet("getOutbox", "The outbox: the public posts as `Create`s", "The collection, or with `page` one of its pages of 20, newest first.", errsB(400, 401, 403)...),
+		"GET /ap/actor/followers": fedGet("getFollowers", "How many follow the blog", "The collection's `totalItems`; who follows is not shown."),
+		"GET /ap/actor/following": fedGet("getFollowing", "Whom the blog follows: no one", "The empty collection."),
+		"GET /ap/activities/{id}": fedGet("getActivity", "An activity the blog sent", "The activity, while it is kept, when it was public."),
+		"POST /ap/actor/inbox":    fedInbox("postInbox", "The actor's inbox"),
+		"POST /ap/inbox":          fedInbox("postSharedInbox", "The shared inbox"),
 
 		// Export and import.
 		"GET /api/v1/admin/export": {id: "exportBlog", summary: "Download the blog as a Folio archive", tag: "export-import", auth: admin,
@@ -528,6 +578,23 @@ func operations() map[string]operation {
 			pageParam(), queryParam("status", enum("", "pending", "approved", "spam", "all"), "The tab: pending (the default, oldest first), approved, spam or all.")),
 		"POST /console/blog/comments/batch": post("consoleBlogCommentsBatch", "Approve, mark as spam or delete comments", console,
 			formBody("ids", "action", "status", "page", "form_token"), back("Back to the same view, with the count done."), 422),
+		"POST /console/blog/comments/{id}/reply": described(post("consoleBlogReplyComment", "Reply to an approved fediverse comment", console,
+			formBody("content", "status", "page", "form_token"), back("Back to the same view, with a notice."), 404, 409, 422),
+			"The reply is an approved comment of the site's name under the post and a Note delivered to the comment's author (docs/federation.md#moderation). "+
+				"404 no such comment; 409 federation is off or the comment is not approved; 422 not a fediverse comment, or an empty or too long reply: the page again with the message."),
+		// Blog console: federation (docs/console.md#federation).
+		"GET /console/blog/federation": with(page("consoleBlogFederation", "The federation switch, followers, blocks, delivery and reactions", console, forbiddenAdmin,
+			htmlPage(400, "A bad `page`.")), pageParam()),
+		"POST /console/blog/federation": post("consoleBlogSaveFederation", "Change the federation settings", console,
+			formBody("federation.enabled", "federation.username", "federation.approve_followers", "federation.authorized_fetch", "form_token"),
+			back("Back to the page, with a notice."), 422),
+		"POST /console/blog/federation/followers": described(post("consoleBlogFollower", "Approve, reject, remove or block a follower", console,
+			formBody("actor", "action", "page", "form_token"), back("Back to the followers' page, with a notice."), 404, 409, 422),
+			"`action` is `approve`, `reject`, `remove`, `block-actor` or `block-domain`; approving sends Accept, the others Reject (docs/federation.md#moderation)."),
+		"POST /console/blog/federation/blocks": post("consoleBlogAddBlock", "Block an actor or a domain", console,
+			formBody("kind", "value", "form_token"), back("Back to the blocks, with a notice."), 422),
+		"POST /console/blog/federation/blocks/delete": post("consoleBlogRemoveBlock", "Lift a block", console,
+			formBody("kind", "value", "form_token"), back("Back to the blocks, with a notice."), 404),
 		"GET /console/blog/import": page("consoleBlogImport", "The import form and the export's download", console, forbiddenAdmin),
 		"POST /console/blog/import": with(described(post("consoleBlogRunImport", "Import an export and show the report", console,
 			&requestBody{mediaType: "multipart/form-data", schema: ref("ImportForm"), required: true},

@@ -338,7 +338,11 @@ func componentSchemas() schema {
 		"status": enum("", "draft", "published", "archived"), "sort_order": integer(""), "show_in_nav": boolean(""),
 		"template": stringOf("Default `default`."), "config": stringOf("A JSON object in a string."),
 	}
-	publicComment := map[string]schema{"id": stringOf(""), "author": stringOf(""), "content": stringOf(""), "created_at": dateTime("")}
+	publicComment := map[string]schema{"id": stringOf(""), "author": stringOf(""), "content": stringOf(""), "created_at": dateTime(""),
+		"author_handle": stringOf("A fediverse author's handle, user@host; empty for the site's own comments."),
+		"author_url":    stringOf("A fediverse author's profile page; empty for the site's own comments."),
+		"fediverse":     boolean("The comment is a reply from the fediverse or the administrator's reply to one."),
+		"reply_to":      stringOf("The id of the comment this one answers; empty for none.")}
 	link := map[string]schema{
 		"id": stringOf(""), "name": stringOf(""), "url": stringOf(""), "description": stringOf(""), "logo": stringOf(""), "sort": integer(""),
 		"status": enum("", "active", "pending", "down"), "is_active": boolean(""),

@@ -130,7 +130,11 @@ func TestOpenAPIDocumentIsWellFormed(t *testing.T) {
 	}
 	tags := map[string]bool{}
 	for _, tg := range doc["tags"].([]any) {
-		tags[tg.(map[string]any)["name"].(string)] = false
+		name := tg.(map[string]any)["name"].(string)
+		if _, dup := tags[name]; dup {
+			t.Errorf("tag %q is declared twice", name)
+		}
+		tags[name] = false
 	}
 	ids := map[string]string{}
 	for key, op := range documentOperations(doc) {

@@ -36,9 +36,12 @@ func TestEveryRouteAnswersMissesInItsSurface(t *testing.T) {
 	}{
 		"system": {httpx.BlogAPI, false},
 		"blog":   {httpx.BlogAPI, false},
-		"site":   {httpx.BlogAPI, true},
-		"files":  {httpx.FileAPI, false},
-		"links":  {httpx.FileAPI, true},
+		// ActivityPub's routes: JSON for other servers, the API's 404
+		// while federation is off.
+		"federation": {httpx.BlogAPI, false},
+		"site":       {httpx.BlogAPI, true},
+		"files":      {httpx.FileAPI, false},
+		"links":      {httpx.FileAPI, true},
 		// Share links: pages for anyone; a missing link answers as a
 		// short link does.
 		"shares": {httpx.FileAPI, true},

@@ -134,7 +134,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
 		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: fh,
-		Media: fh, FetchAllow: cfg.FetchAllow, FederationAllow: cfg.FederationAllow, FederationAllowHTTP: cfg.FederationAllowHTTP})
+		Media: fh, FetchAllow: cfg.FetchAllow, FederationAllow: cfg.FederationAllow, FederationAllowHTTP: cfg.FederationAllowHTTP,
+		Version: folioVersion()})
 	if err != nil {
 		return fail(err)
 	}

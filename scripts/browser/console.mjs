@@ -1003,6 +1003,9 @@ async function stepBlog(browser) {
   await look(page, "blog-links");
   await go(page, "/console/blog/settings");
   await look(page, "blog-settings");
+  await go(page, "/console/blog/federation");
+  await need(page, "#fed-settings", "the federation settings form");
+  await look(page, "blog-federation");
 
   // Import a small WordPress export through the console and read its
   // report; then download the blog as a Folio archive.
