@@ -478,7 +478,7 @@ async function main() {
   await waitFor("a like and a boost counted on the console's federation page", async () => {
     counts = reactionCounts(await page("/console/blog/federation"), slug);
     return counts?.likes === 1 && counts?.boosts === 1;
-  }, () => `the page shows ${JSON.stringify(counts)} for /posts/${slug}`);
+  }, () => `the page shows ${counts ? counts.shown : "no row"} for /posts/${slug}`);
   note("1 like and 1 boost shown on /console/blog/federation");
 
   step("6. delete; Fedify receives Delete");
@@ -513,8 +513,11 @@ async function main() {
 // reactionCounts reads the likes and boosts of the post at /posts/{slug}
 // from the console's federation page ("Likes and boosts" table).
 function reactionCounts(html, postSlug) {
-  const m = new RegExp(`<a href="/posts/${postSlug}">[^<]*</a></td>\\s*<td class="num">(\\d+)</td>\\s*<td class="num">(\\d+)</td>`).exec(html);
-  return m ? { likes: Number(m[1]), boosts: Number(m[2]) } : null;
+  // A row: the post's link, then its likes and its boosts, each a cell
+  // such as "1 like" or "3 boosts".
+  const m = new RegExp(`<a href="/posts/${postSlug}">[^<]*</a></td>\\s*<td class="num">([^<]*)</td>\\s*<td class="num">([^<]*)</td>`).exec(html);
+  const n = (cell) => Number(/\d+/.exec(cell)?.[0] ?? 0);
+  return m ? { likes: n(m[1]), boosts: n(m[2]), shown: `${m[1]}, ${m[2]}` } : null;
 }
 
 let code = 0;
