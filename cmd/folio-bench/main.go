@@ -23,6 +23,14 @@
 // saw a non-2xx answer or a socket error:
 //
 //	go run ./cmd/folio-bench serve -duration 10s -rounds 3
+//
+// `federation` starts a real folio process with federation on and a fleet
+// of test inboxes on 1,000 loopback addresses, seeds 10,000 followers,
+// publishes one post and reports the time until every inbox got it, the
+// requests made (one per shared inbox), Folio's peak memory and the
+// deliveries a second:
+//
+//	go run ./cmd/folio-bench federation -followers 10000 -hosts 1000 -db sqlite
 package main
 
 import (
@@ -55,7 +63,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)

@@ -117,6 +117,12 @@ type folioProcess struct {
 }
 
 func startFolio(bin, dir, dsn, logPath string) (*folioProcess, error) {
+	return startFolioWith(bin, dir, dsn, logPath, nil)
+}
+
+// startFolioWith is startFolio with more configuration lines, made from
+// the address the server will listen on (a site URL needs it).
+func startFolioWith(bin, dir, dsn, logPath string, extra func(addr string) string) (*folioProcess, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -133,6 +139,9 @@ func startFolio(bin, dir, dsn, logPath string) (*folioProcess, error) {
 		conf += fmt.Sprintf("database.driver = postgres\ndatabase.dsn = %q\n", dsn)
 	} else {
 		conf += fmt.Sprintf("database.driver = sqlite\ndatabase.dsn = %q\n", filepath.Join(dir, "folio.db"))
+	}
+	if extra != nil {
+		conf += extra(addr)
 	}
 	confPath := filepath.Join(dir, "folio.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {

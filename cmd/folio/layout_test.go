@@ -38,7 +38,7 @@ var mayImport = map[string][]string{
 	"filehost/imagemeta":    {},
 	"filehost":              {"auth", "filehost/imagemeta", "httpx", "sqlstore", "storage", "templates"},
 	"cmd/folio":             {"auth", "blog", "blog/ai", "filehost", "httpx", "httpx/outbound", "sqlstore", "storage", "templates"},
-	"cmd/folio-bench":       {"auth", "blog", "blog/ai", "filehost", "httpx", "sqlstore", "storage", "templates"},
+	"cmd/folio-bench":       {"auth", "blog", "blog/ai", "blog/httpsig", "filehost", "httpx", "sqlstore", "storage", "templates"},
 
 	// Made files for the tests of filehost/imagemeta and of the uploads
 	// that strip them.
