@@ -171,8 +171,14 @@ func (b *Blog) federatePost(ctx context.Context, postID string) error {
 // wrapActivity is an activity of the blog's actor about object, public
 // and addressed to its followers.
 func wrapActivity(origin, typ string, at time.Time, object *activitypub.Ref) *activitypub.Object {
+	if object.Object != nil && object.Object.Context != nil {
+		// The activity's context covers what it embeds.
+		inner := *object.Object
+		inner.Context = nil
+		object = &activitypub.Ref{ID: object.ID, Object: &inner}
+	}
 	return &activitypub.Object{
-		Context:   activitypub.ActivityStreamsContext,
+		Context:   activitypub.Context(),
 		ID:        origin + "/ap/activities/" + sqlstore.NewID(),
 		Type:      typ,
 		Actor:     activitypub.Ref{ID: actorIRI(origin)},
@@ -202,7 +208,7 @@ func (b *Blog) article(ctx context.Context, origin string, p *Post, objectID str
 		return nil, "", err
 	}
 	art := &activitypub.Object{
-		Context:      []any{activitypub.ActivityStreamsContext},
+		Context:      activitypub.Context(),
 		ID:           objectID,
 		Type:         "Article",
 		AttributedTo: activitypub.Ref{ID: actorIRI(origin)},

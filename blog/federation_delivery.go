@@ -436,7 +436,7 @@ func (b *Blog) prepareActivity(ctx context.Context, activity *activitypub.Object
 		return "", nil, fmt.Errorf("blog: activity id %q is not %s{uuid}", activity.ID, prefix)
 	}
 	if activity.Context == nil {
-		activity.Context = activitypub.ActivityStreamsContext
+		activity.Context = activitypub.Context()
 	}
 	body, err := json.Marshal(activity)
 	if err != nil {

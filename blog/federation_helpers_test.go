@@ -102,7 +102,7 @@ func (e *fedEnv) enable(extra ...map[string]any) {
 		}
 	}
 	data(e.t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{
-		"site": map[string]any{"site_url": e.anon.Base, "site_name": "Field Notes", "description": "Notes <from> the field"},
+		"site":       map[string]any{"site_url": e.anon.Base, "site_name": "Field Notes", "description": "Notes <from> the field"},
 		"federation": fed}), 200, nil)
 	e.anon.Do("GET", "/ap/actor", nil).Expect(200)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,16 +155,37 @@ func (b *Blog) handleNodeInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	version := b.version
-	if version == "" {
-		version = "unknown"
-	}
-	ni := activitypub.NewNodeInfo("folio", version)
+	ni := activitypub.NewNodeInfo("folio", nodeInfoVersion(b.version))
 	ni.Usage.Users = activitypub.NodeInfoUsers{Total: 1, ActiveMonth: 1, ActiveHalfyear: 1}
 	ni.Usage.LocalPosts = posts
 	ni.Metadata = map[string]any{"nodeName": b.settings.Site.Get(ctx).SiteName}
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	return writeFed(w, http.StatusOK, activitypub.NodeInfoProfile21, ni)
+}
+
+// semVer is a semantic version (2.0.0), with its pre-release and build
+// parts.
+var semVer = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// nodeInfoVersion is the version NodeInfo gives: NodeInfo allows any
+// text, but servers that read it strictly (Fedify, and what is built on it)
+// refuse one that is not a semantic version, so a build without one ("dev",
+// a pseudo-version) says 0.0.0 with what it is as a pre-release.
+func nodeInfoVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if semVer.MatchString(v) {
+		return v
+	}
+	pre := strings.Trim(strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, v), ".-")
+	if v = "0.0.0-" + pre; pre == "" || !semVer.MatchString(v) {
+		return "0.0.0-unknown"
+	}
+	return v
 }
 
 // visiblePosts counts the posts the public sees now.
@@ -321,7 +343,7 @@ func (b *Blog) handleOutbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	page := &activitypub.Object{
-		Context: activitypub.ActivityStreamsContext, ID: outbox + "?page=" + strconv.Itoa(n), Type: "OrderedCollectionPage",
+		Context: activitypub.Context(), ID: outbox + "?page=" + strconv.Itoa(n), Type: "OrderedCollectionPage",
 		TotalItems: &total, PartOf: activitypub.Ref{ID: outbox}, OrderedItems: activitypub.Refs{},
 	}
 	if n > 1 {

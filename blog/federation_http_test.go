@@ -216,6 +216,12 @@ func TestFederationArticleShapeAndHiddenPosts(t *testing.T) {
 		tags[0].(map[string]any)["href"] != base+"/tags/"+tag.Slug {
 		t.Errorf("tag %v", art["tag"])
 	}
+	// A server reading JSON-LD keeps the hashtags only if a context
+	// defines the term.
+	if ctx, _ := art["@context"].([]any); len(ctx) != 2 || ctx[0] != activitypub.ActivityStreamsContext ||
+		ctx[1].(map[string]any)["Hashtag"] != "as:Hashtag" {
+		t.Errorf("@context %v does not define Hashtag", art["@context"])
+	}
 	att, _ := art["attachment"].([]any)
 	if len(att) != 2 {
 		t.Fatalf("attachment %v, want the cover and the one image of the file host", art["attachment"])

@@ -29,3 +29,12 @@ const (
 	ActivityStreamsContext = "https://www.w3.org/ns/activitystreams"
 	SecurityContext        = "https://w3id.org/security/v1"
 )
+
+// Context is the @context of a document that names terms the
+// ActivityStreams context leaves out but the fediverse uses: Hashtag and
+// sensitive. Servers that read documents as JSON-LD drop a term no context
+// defines, so an Article's hashtags need it; servers that read plain JSON
+// do not care. A new slice each call, for the caller to keep.
+func Context() []any {
+	return []any{ActivityStreamsContext, map[string]string{"Hashtag": "as:Hashtag", "sensitive": "as:sensitive"}}
+}
