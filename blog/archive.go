@@ -45,7 +45,14 @@ type archiveTerm struct {
 }
 
 // archiveComment is an item of comments.json; post is the post's slug.
+// The fediverse's fields (docs/export-import.md#comments-from-the-fediverse)
+// are left out when empty, so that the archive of a blog that never
+// federated is what version 1 always was.
 type archiveComment struct {
+	// ID is the comment's id in the exporting blog, written only for a
+	// comment that has an ap_id: the only comments a reply can answer, so
+	// the only ones a reply_to names.
+	ID        string    `json:"id,omitempty"`
 	Post      string    `json:"post"`
 	Author    string    `json:"author"`
 	Email     string    `json:"email"`
@@ -54,6 +61,14 @@ type archiveComment struct {
 	IP        string    `json:"ip"`
 	UserAgent string    `json:"user_agent"`
 	CreatedAt time.Time `json:"created_at"`
+	// APID is the Note's IRI, APActor its author's actor IRI ("" for the
+	// administrator's replies, whose Note was the blog's own).
+	APID         string `json:"ap_id,omitempty"`
+	APActor      string `json:"ap_actor,omitempty"`
+	AuthorHandle string `json:"author_handle,omitempty"`
+	AuthorURL    string `json:"author_url,omitempty"`
+	// ReplyTo is the ID of the comment this one answers.
+	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // archiveLink is an item of friend_links.json.

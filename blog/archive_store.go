@@ -116,17 +116,22 @@ func (b *Blog) eachPage(ctx context.Context, fn func(*Page) error) error {
 // eachComment calls fn with every comment of a live post, oldest first,
 // as the archive keeps it.
 func (b *Blog) eachComment(ctx context.Context, fn func(archiveComment) error) error {
-	return b.inBatches(ctx, `SELECT c.id, p.slug, c.author, c.email, c.content, c.status, c.ip, c.user_agent, c.created_at
+	return b.inBatches(ctx, `SELECT c.id, p.slug, c.author, c.email, c.content, c.status, c.ip, c.user_agent, c.created_at,
+			c.ap_id, c.ap_actor, c.author_handle, c.author_url, c.reply_to
 		FROM comments c JOIN posts p ON p.id = c.post_id AND p.deleted_at IS NULL
 		WHERE (c.created_at, c.id) > ($1, $2) ORDER BY c.created_at, c.id`+batchLimit,
 		func(rows *sql.Rows) (int64, string, error) {
 			var id string
 			var c archiveComment
 			var created int64
-			if err := rows.Scan(&id, &c.Post, &c.Author, &c.Email, &c.Content, &c.Status, &c.IP, &c.UserAgent, &created); err != nil {
+			if err := rows.Scan(&id, &c.Post, &c.Author, &c.Email, &c.Content, &c.Status, &c.IP, &c.UserAgent, &created,
+				&c.APID, &c.APActor, &c.AuthorHandle, &c.AuthorURL, &c.ReplyTo); err != nil {
 				return 0, "", err
 			}
 			c.CreatedAt = sqlstore.Time(created)
+			if c.APID != "" {
+				c.ID = id
+			}
 			return created, id, fn(c)
 		}, nil)
 }

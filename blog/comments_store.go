@@ -222,22 +222,41 @@ func (b *Blog) deleteComment(ctx context.Context, id string) error {
 }
 
 // insertComment adds a comment with its status and time inside tx: the
-// write path of imports.
-func insertComment(ctx context.Context, tx *sqlstore.Tx, c AdminComment) error {
-	_, err := tx.Exec(ctx, `INSERT INTO comments (id, post_id, author, email, content, status, ip, user_agent, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`, c.ID, c.PostID, c.Author, c.Email, c.Content, c.Status, c.IP, c.UserAgent,
-		sqlstore.FromTime(c.CreatedAt))
-	return err
-}
-
-// commentExists reports whether the post postID has a comment by author,
-// made at created, saying content, read through q (an import's
-// transaction).
-func commentExists(ctx context.Context, q sqlstore.Querier, postID, author string, created time.Time, content string) (bool, error) {
-	var n int
-	if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM comments WHERE post_id = $1 AND author = $2 AND created_at = $3 AND content = $4",
-		postID, author, sqlstore.FromTime(created), content).Scan(&n); err != nil {
+// write path of imports. inserted is false when another comment holds its
+// ap_id already (one the inbox stored while the import ran): the Note is
+// one comment however often it arrives.
+func insertComment(ctx context.Context, tx *sqlstore.Tx, c AdminComment) (inserted bool, err error) {
+	res, err := tx.Exec(ctx, `INSERT INTO comments (id, post_id, author, email, content, status, ip, user_agent, created_at, updated_at,
+			ap_id, ap_actor, author_handle, author_url, reply_to)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT (ap_id) WHERE ap_id <> '' DO NOTHING`, c.ID, c.PostID, c.Author, c.Email, c.Content, c.Status, c.IP, c.UserAgent,
+		sqlstore.FromTime(c.CreatedAt), c.apID, c.apActor, c.AuthorHandle, c.AuthorURL, c.ReplyTo)
+	if err != nil {
 		return false, err
 	}
-	return n > 0, nil
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// sameComment returns the id of a comment of the post postID by author,
+// made at created, saying content, read through q (an import's
+// transaction); "" when there is none.
+func sameComment(ctx context.Context, q sqlstore.Querier, postID, author string, created time.Time, content string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, "SELECT id FROM comments WHERE post_id = $1 AND author = $2 AND created_at = $3 AND content = $4 ORDER BY id LIMIT 1",
+		postID, author, sqlstore.FromTime(created), content).Scan(&id)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return "", nil
+	}
+	return id, err
+}
+
+// commentOfNote returns the id and post of the comment that is the Note
+// apID, read through q (an import's transaction); "" when there is none.
+func commentOfNote(ctx context.Context, q sqlstore.Querier, apID string) (id, postID string, err error) {
+	err = q.QueryRow(ctx, "SELECT id, post_id FROM comments WHERE ap_id = $1", apID).Scan(&id, &postID)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return "", "", nil
+	}
+	return id, postID, err
 }

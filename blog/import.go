@@ -300,6 +300,10 @@ type importer struct {
 	// away), then applied to each post and page of the second.
 	media      *mediaPlan
 	collecting bool
+	// commentIDs maps the ids of a Folio archive's comments to the blog's
+	// comments they became (or were found to be), for the replies after
+	// them: their reply_to names the archive's id.
+	commentIDs map[string]commentRef
 }
 
 // postMatch is what a post's slug stands for in this import: the post to
@@ -631,6 +635,9 @@ type importComment struct {
 	Post, Author, Email, Content, Status, IP, UserAgent string
 	Created                                             time.Time
 	Origin                                              string
+	// Fediverse is what a Folio archive says of a comment that came from
+	// or went to the fediverse; empty from other exports.
+	Fediverse archiveFediverse
 }
 
 // comment adds c to its post unless the post already has a comment by the
@@ -686,21 +693,50 @@ func (imp *importer) comment(ctx context.Context, c importComment) error {
 			return nil
 		}
 	}
+	fed, notes := imp.fediverse(c.Fediverse, m.id)
 	created := sqlstore.Time(sqlstore.FromTime(orTime(&c.Created, imp.b.now())))
-	dup, err := commentExists(ctx, imp.tx, m.id, c.Author, created, c.Content)
+	dup, err := sameComment(ctx, imp.tx, m.id, c.Author, created, c.Content)
 	if err != nil {
 		return err
 	}
-	if dup {
+	if dup == "" && fed.APID != "" {
+		var postID string
+		if dup, postID, err = commentOfNote(ctx, imp.tx, fed.APID); err != nil {
+			return err
+		}
+		if dup != "" {
+			if postID != m.id {
+				imp.res.warn("%s skipped: its fediverse Note %s is a comment of another post already", c.Origin, fed.APID)
+			}
+			imp.commentSeen(c.Fediverse.ID, dup, postID)
+			imp.res.Comments.Skipped++
+			return nil
+		}
+	}
+	if dup != "" {
+		imp.commentSeen(c.Fediverse.ID, dup, m.id)
 		imp.res.Comments.Skipped++
 		return nil
 	}
-	ac := AdminComment{PublicComment: PublicComment{ID: sqlstore.NewID(), Author: c.Author, Content: c.Content, CreatedAt: created},
+	ac := AdminComment{PublicComment: PublicComment{ID: sqlstore.NewID(), Author: c.Author, Content: c.Content, CreatedAt: created,
+		AuthorHandle: fed.AuthorHandle, AuthorURL: fed.AuthorURL, ReplyTo: fed.ReplyTo, apID: fed.APID, apActor: fed.APActor},
 		Email: c.Email, IP: c.IP, UserAgent: c.UserAgent, PostID: m.id, Status: c.Status}
-	if err := insertComment(ctx, imp.tx, ac); err != nil {
+	inserted, err := insertComment(ctx, imp.tx, ac)
+	if err != nil {
 		return err
 	}
+	if !inserted { // the inbox stored the Note meanwhile
+		dup, postID, err := commentOfNote(ctx, imp.tx, fed.APID)
+		if err != nil {
+			return err
+		}
+		imp.commentSeen(c.Fediverse.ID, dup, postID)
+		imp.res.Comments.Skipped++
+		return nil
+	}
+	imp.commentSeen(c.Fediverse.ID, ac.ID, m.id)
 	imp.res.Comments.Created++
+	imp.changes(&imp.res.Comments, c.Origin, notes, nil)
 	imp.wrote = true
 	return nil
 }

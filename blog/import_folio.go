@@ -235,7 +235,9 @@ func (a *folioArchive) run(ctx context.Context, imp *importer) error {
 	}
 	err := eachItem(a, "comments.json", func(c archiveComment, i int) error {
 		return imp.comment(ctx, importComment{Post: c.Post, Author: c.Author, Email: c.Email, Content: c.Content, Status: c.Status,
-			IP: c.IP, UserAgent: c.UserAgent, Created: c.CreatedAt, Origin: fmt.Sprintf("comments.json item %d", i+1)})
+			IP: c.IP, UserAgent: c.UserAgent, Created: c.CreatedAt, Origin: fmt.Sprintf("comments.json item %d", i+1),
+			Fediverse: archiveFediverse{ID: c.ID, APID: c.APID, APActor: c.APActor, AuthorHandle: c.AuthorHandle, AuthorURL: c.AuthorURL,
+				ReplyTo: c.ReplyTo}})
 	})
 	if err != nil {
 		return err
