@@ -8,34 +8,24 @@ import (
 	"time"
 
 	"folio/blog/activitypub"
+	"folio/blog/fedtest"
+	"folio/sqlstore/sqlstoretest"
 )
 
-// jobsLeft counts the federation jobs not finished.
-func (e *fedEnv) jobsLeft() int {
-	e.t.Helper()
-	return e.count("SELECT COUNT(*) FROM jobs WHERE kind IN ('blog.ap.post', 'blog.ap.fanout', 'blog.ap.deliver') AND state <> 'failed'")
-}
-
-// settle waits until every federation job is finished.
-func (e *fedEnv) settle() {
-	e.t.Helper()
-	waitUntil(e.t, "the federation jobs to finish", func() bool { return e.jobsLeft() == 0 })
-}
-
 func TestFederationPostLifecycleSendsSignedCreateUpdateDeleteOncePerInbox(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	// Published before federation began: not news, even once edited.
 	old := e.publish("Before federation")
 	e.enable()
 	base := e.anon.Base
-	a, b := newRemoteInbox(t, e.clock), newRemoteInbox(t, e.clock)
+	a, b := e.remote(), e.remote()
 	// Three followers on a server with a shared inbox, one on a server
 	// without, and one whose Follow awaits approval.
 	for _, u := range []string{"ann", "bob", "cy"} {
-		e.follow(a.url("/users/"+u), a.url("/inbox"), "accepted")
+		e.follow(a.Actor(u).ID, a.Actor(u).SharedInbox, "accepted")
 	}
-	e.follow(b.url("/users/dee"), b.url("/users/dee/inbox"), "accepted")
-	e.follow(b.url("/users/eve"), b.url("/users/eve/inbox"), "pending")
+	e.follow(b.Actor("dee").ID, b.Actor("dee").Inbox, "accepted")
+	e.follow(b.Actor("eve").ID, b.Actor("eve").Inbox, "pending")
 	data(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+old.ID, map[string]any{"title": "Before federation, edited"}), 200, nil)
 
 	p := e.publish("Hello fediverse", "content_markdown", "First words.")
@@ -75,11 +65,11 @@ func TestFederationPostLifecycleSendsSignedCreateUpdateDeleteOncePerInbox(t *tes
 	}
 	for i, s := range steps {
 		s.do()
-		for _, in := range []*remoteInbox{a, b} {
-			got := in.wait(i + 1)
+		for _, in := range []*fedtest.Server{a, b} {
+			got := waitReceived(t, in, i+1)
 			d := got[i]
 			if d.Type != s.typ || d.Object != iri || !s.object(d) {
-				t.Fatalf("%s: %s got %s of %s: %v", s.name, in.url(""), d.Type, d.Object, d.Activity)
+				t.Fatalf("%s: %s got %s of %s: %v", s.name, in.URL, d.Type, d.Object, d.Activity)
 			}
 			if d.Verified != nil {
 				t.Fatalf("%s: the signature did not verify: %v", s.name, d.Verified)
@@ -90,10 +80,10 @@ func TestFederationPostLifecycleSendsSignedCreateUpdateDeleteOncePerInbox(t *tes
 		}
 	}
 	e.settle()
-	if n := len(a.received()); n != len(steps) {
+	if n := len(a.Received()); n != len(steps) {
 		t.Errorf("the shared inbox got %d activities, want one per step (%d)", n, len(steps))
 	}
-	for _, d := range b.received() {
+	for _, d := range received(b) {
 		if d.Path != "/users/dee/inbox" {
 			t.Errorf("delivered to %s, which no accepted follower has", d.Path)
 		}
@@ -103,31 +93,30 @@ func TestFederationPostLifecycleSendsSignedCreateUpdateDeleteOncePerInbox(t *tes
 	if gone["type"] != "Tombstone" || gone["id"] != iri {
 		t.Errorf("deleted post: %v", gone)
 	}
-	first := a.received()[0].Activity["id"].(string)
+	first := received(a)[0].Activity["id"].(string)
 	if act := e.activity(first[len(base):], 200); act["type"] != "Create" {
 		t.Errorf("GET of the Create: %v", act)
 	}
 }
 
 func TestFederationScheduledPostIsSentWhenItsTimeComes(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
-	in := newRemoteInbox(t, e.clock)
-	e.follow(in.url("/users/ann"), in.url("/inbox"), "accepted")
+	e := newFedEnv(t, fedSetup{on: true})
+	in := e.remote()
+	e.follow(in.Actor("ann").ID, in.Actor("ann").SharedInbox, "accepted")
 	p := e.publish("Tomorrow", "published_at", time.Now().Add(24*time.Hour))
 	e.settle()
 	if err := e.blog.ScanFederation(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	e.settle()
-	if got := in.received(); len(got) != 0 {
+	if got := received(in); len(got) != 0 {
 		t.Fatalf("a scheduled post was sent before its time: %+v", got)
 	}
 	e.clock.advance(25 * time.Hour)
 	if err := e.blog.ScanFederation(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := in.wait(1)
+	got := waitReceived(t, in, 1)
 	if got[0].Type != "Create" || got[0].Object != e.anon.Base+"/posts/"+p.Slug || got[0].Verified != nil {
 		t.Fatalf("got %+v", got[0])
 	}
@@ -136,30 +125,25 @@ func TestFederationScheduledPostIsSentWhenItsTimeComes(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.settle()
-	if n := len(in.received()); n != 1 {
+	if n := len(in.Received()); n != 1 {
 		t.Errorf("the post was sent %d times", n)
 	}
 }
 
 func TestFederationDeliveryRetriesWithBackoffThenGivesUp(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
-	flaky, dead := newRemoteInbox(t, e.clock), newRemoteInbox(t, e.clock)
-	flaky.answer = func(n int) int {
-		if n == 1 {
-			return http.StatusServiceUnavailable
-		}
-		return http.StatusAccepted
-	}
-	dead.answer = func(int) int { return http.StatusServiceUnavailable }
-	e.follow(flaky.url("/users/ann"), flaky.url("/inbox"), "accepted")
-	e.follow(dead.url("/users/bob"), dead.url("/inbox"), "accepted")
+	e := newFedEnv(t, fedSetup{on: true})
+	flaky, dead := e.remote(), e.remote()
+	flaky.SetInboxStatus(http.StatusServiceUnavailable)
+	dead.SetInboxStatus(http.StatusServiceUnavailable)
+	e.follow(flaky.Actor("ann").ID, flaky.Actor("ann").SharedInbox, "accepted")
+	e.follow(dead.Actor("bob").ID, dead.Actor("bob").SharedInbox, "accepted")
 	e.publish("Retried")
-	flaky.wait(1)
-	dead.wait(1)
+	waitReceived(t, flaky, 1)
+	waitReceived(t, dead, 1)
 	waitUntil(t, "both deliveries to wait for their retry", func() bool {
 		return e.count("SELECT COUNT(*) FROM jobs WHERE kind = 'blog.ap.deliver' AND state = 'pending' AND tries = 1") == 2
 	})
+	flaky.SetInboxStatus(http.StatusAccepted) // back up for the retry
 	// Not before a minute has passed.
 	var runAfter int64
 	if err := e.db.QueryRow(context.Background(), "SELECT MIN(run_after) FROM jobs WHERE kind = 'blog.ap.deliver'").Scan(&runAfter); err != nil {
@@ -169,58 +153,56 @@ func TestFederationDeliveryRetriesWithBackoffThenGivesUp(t *testing.T) {
 		t.Errorf("first retry in %s, want a minute", wait)
 	}
 	e.clock.advance(time.Minute + time.Second)
-	flaky.wait(2)
-	dead.wait(2)
+	waitReceived(t, flaky, 2)
+	waitReceived(t, dead, 2)
 	waitUntil(t, "the flaky host's success to be recorded", func() bool {
 		return e.count("SELECT COUNT(*) FROM ap_hosts WHERE host = $1 AND last_success > 0 AND failures = 0 AND failing_since = 0",
-			activitypub.Host(flaky.url(""))) == 1
+			flaky.Host) == 1
 	})
 	// The dead host: tried on the schedule until four days have passed
 	// since the first try, then given up and recorded.
 	e.clock.advance(4*24*time.Hour + time.Hour)
-	dead.wait(3)
+	waitReceived(t, dead, 3)
 	e.settle()
 	var givenUp int
 	var lastError string
 	if err := e.db.QueryRow(context.Background(), "SELECT given_up, last_error FROM ap_hosts WHERE host = $1",
-		activitypub.Host(dead.url(""))).Scan(&givenUp, &lastError); err != nil {
+		dead.Host).Scan(&givenUp, &lastError); err != nil {
 		t.Fatal(err)
 	}
 	if givenUp != 1 || lastError != "HTTP 503" {
 		t.Errorf("dead host: given_up %d, last_error %q", givenUp, lastError)
 	}
-	if n := len(flaky.received()); n != 2 {
+	if n := len(flaky.Received()); n != 2 {
 		t.Errorf("the flaky host got %d deliveries, want 2", n)
 	}
 }
 
 func TestFederationFinalRefusalIsNotRetried(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
-	in := newRemoteInbox(t, e.clock)
-	in.answer = func(int) int { return http.StatusForbidden }
-	e.follow(in.url("/users/ann"), in.url("/inbox"), "accepted")
+	e := newFedEnv(t, fedSetup{on: true})
+	in := e.remote()
+	in.SetInboxStatus(http.StatusForbidden)
+	e.follow(in.Actor("ann").ID, in.Actor("ann").SharedInbox, "accepted")
 	e.publish("Refused")
-	in.wait(1)
+	waitReceived(t, in, 1)
 	e.settle()
-	if n := e.count("SELECT given_up FROM ap_hosts WHERE host = $1", activitypub.Host(in.url(""))); n != 1 {
+	if n := e.count("SELECT given_up FROM ap_hosts WHERE host = $1", in.Host); n != 1 {
 		t.Errorf("given_up %d, want 1", n)
 	}
 }
 
 func TestFederationDeadServerDoesNotBlockPublishingOrOthers(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
-	slow, fine := newRemoteInbox(t, e.clock), newRemoteInbox(t, e.clock)
-	slow.hang = make(chan struct{})
-	e.follow(slow.url("/users/ann"), slow.url("/inbox"), "accepted")
-	e.follow(fine.url("/users/bob"), fine.url("/inbox"), "accepted")
+	e := newFedEnv(t, fedSetup{on: true})
+	slow, fine := e.remote(), e.remote()
+	slow.HangInbox(time.Hour)
+	e.follow(slow.Actor("ann").ID, slow.Actor("ann").SharedInbox, "accepted")
+	e.follow(fine.Actor("bob").ID, fine.Actor("bob").SharedInbox, "accepted")
 	// The publishing request answers while the slow server holds its
 	// delivery: it never waited for it.
 	for i := range 3 {
 		e.publish("Post " + string(rune('A'+i)))
 	}
-	got := fine.wait(3)
+	got := waitReceived(t, fine, 3)
 	for _, d := range got {
 		if d.Type != "Create" || d.Verified != nil {
 			t.Errorf("got %+v", d)
@@ -229,10 +211,10 @@ func TestFederationDeadServerDoesNotBlockPublishingOrOthers(t *testing.T) {
 }
 
 func TestFederationTwoProcessesShareTheKeyAndDeliverEachActivityOnce(t *testing.T) {
-	cfg := newFedEnv(t).cfg // a database only
+	cfg := sqlstoretest.NewConfig(t)
 	clock := &testClock{}
-	p1 := newFedProcess(t, cfg, clock)
-	p2 := newFedProcess(t, cfg, clock)
+	p1 := newFedEnv(t, fedSetup{db: &cfg, clock: clock})
+	p2 := newFedEnv(t, fedSetup{db: &cfg, clock: clock})
 	p1.enable()
 	key := func(e *fedEnv) string {
 		a := e.activity("/ap/actor", 200)
@@ -245,9 +227,9 @@ func TestFederationTwoProcessesShareTheKeyAndDeliverEachActivityOnce(t *testing.
 	if key(p2) != k1 {
 		t.Fatal("two processes publish different keys")
 	}
-	in := newRemoteInbox(t, clock)
+	in := p1.remote()
 	for _, u := range []string{"ann", "bob", "cy", "dee"} {
-		p1.follow(in.url("/users/"+u), in.url("/inbox"), "accepted")
+		p1.follow(in.Actor(u).ID, in.Actor(u).SharedInbox, "accepted")
 	}
 	var posts []post
 	for i := range 6 {
@@ -257,9 +239,9 @@ func TestFederationTwoProcessesShareTheKeyAndDeliverEachActivityOnce(t *testing.
 		}
 		posts = append(posts, e.publish("Shared "+string(rune('A'+i))))
 	}
-	in.wait(len(posts))
+	waitReceived(t, in, len(posts))
 	p1.settle()
-	got := in.received()
+	got := received(in)
 	seen := map[string]int{}
 	for _, d := range got {
 		seen[d.Object]++
@@ -273,7 +255,7 @@ func TestFederationTwoProcessesShareTheKeyAndDeliverEachActivityOnce(t *testing.
 	}
 
 	// A restart (a new process on the same database) keeps the key.
-	p3 := newFedProcess(t, cfg, clock)
+	p3 := newFedEnv(t, fedSetup{db: &cfg, clock: clock})
 	if key(p3) != k1 {
 		t.Error("the key changed with a restart")
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFederationRoutesAnswer404WhileFederationIsOff(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	p := e.publish("Quiet")
 	for _, path := range []string{
 		"/.well-known/webfinger?resource=acct:blog@example.com", "/.well-known/nodeinfo", "/nodeinfo/2.1",
@@ -32,7 +32,7 @@ func TestFederationRoutesAnswer404WhileFederationIsOff(t *testing.T) {
 }
 
 func TestFederationWebFingerFindsTheBlogsAccountOnly(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	e.enable(map[string]any{"username": "notes"})
 	u, _ := url.Parse(e.anon.Base)
 	host := u.Host
@@ -83,8 +83,7 @@ func TestFederationWebFingerFindsTheBlogsAccountOnly(t *testing.T) {
 }
 
 func TestFederationNodeInfoNamesFolioAndCountsPublicPosts(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	e.publish("One")
 	e.publish("Two")
 	e.createPost(map[string]any{"title": "Draft"})
@@ -112,7 +111,7 @@ func TestFederationNodeInfoNamesFolioAndCountsPublicPosts(t *testing.T) {
 }
 
 func TestFederationActorHasWhatMastodonNeeds(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	e.enable(map[string]any{"approve_followers": true})
 	base := e.anon.Base
 	for _, path := range []string{"/ap/actor", "/"} {
@@ -152,7 +151,7 @@ func TestFederationActorHasWhatMastodonNeeds(t *testing.T) {
 func TestFederationPagesAnswerActivityStreamsToServersAndHTMLToBrowsers(t *testing.T) {
 	for _, mode := range []string{"classic", "headless"} {
 		t.Run(mode, func(t *testing.T) {
-			e := newFedEnv(t)
+			e := newFedEnv(t, fedSetup{})
 			e.enable()
 			data(t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"render": map[string]any{"render_mode": mode}}), 200, nil)
 			p := e.publish("Hello fediverse", "content_markdown", "Some *text*.")
@@ -186,8 +185,7 @@ func TestFederationPagesAnswerActivityStreamsToServersAndHTMLToBrowsers(t *testi
 }
 
 func TestFederationArticleShapeAndHiddenPosts(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	base := e.anon.Base
 	tag := e.createTerm("tags", "Field Work")
 	md := "Intro [a link](/pages/about) and [out](https://example.org/x).\n\n" +
@@ -236,8 +234,7 @@ func TestFederationArticleShapeAndHiddenPosts(t *testing.T) {
 }
 
 func TestFederationOutboxPagesThroughPublicPostsNewestFirst(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	base := e.anon.Base
 	start := time.Now().Add(-100 * time.Hour)
 	for i := range 23 {
@@ -267,8 +264,7 @@ func TestFederationOutboxPagesThroughPublicPostsNewestFirst(t *testing.T) {
 }
 
 func TestFederationFollowersShowACountNotNames(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	e.follow("https://a.example/users/ann", "https://a.example/inbox", "accepted")
 	e.follow("https://a.example/users/bob", "https://a.example/inbox", "accepted")
 	e.follow("https://b.example/users/cy", "https://b.example/inbox", "pending")
