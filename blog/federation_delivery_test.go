@@ -3,12 +3,15 @@ package blog_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"folio/blog/activitypub"
 	"folio/blog/fedtest"
+	"folio/sqlstore"
 	"folio/sqlstore/sqlstoretest"
 )
 
@@ -258,5 +261,146 @@ func TestFederationTwoProcessesShareTheKeyAndDeliverEachActivityOnce(t *testing.
 	p3 := newFedEnv(t, fedSetup{db: &cfg, clock: clock})
 	if key(p3) != k1 {
 		t.Error("the key changed with a restart")
+	}
+}
+
+func TestFederationDeliversToOneHostAtMostTwoAtOnceWhileOthersProceed(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	slow, fine := e.remote(), e.remote()
+	slow.HangInbox(time.Hour)
+	// Personal inboxes only: one delivery per follower.
+	for i := range 6 {
+		s, f := slow.Actor(fmt.Sprintf("s%d", i)), fine.Actor(fmt.Sprintf("f%d", i))
+		e.follow(s.ID, s.Inbox, "accepted")
+		e.follow(f.ID, f.Inbox, "accepted")
+	}
+	e.publish("Crowded")
+	slow.WaitFor(t, "two held deliveries", func(ds []fedtest.Delivery) bool { return len(ds) >= 2 })
+	got := waitReceived(t, fine, 6)
+	for _, d := range got {
+		if d.Type != "Create" || d.Verified != nil {
+			t.Errorf("got %s (%v)", d.Type, d.Verified)
+		}
+	}
+	if n := slow.MaxInFlight(); n != 2 {
+		t.Errorf("the held host had %d deliveries at once, want 2", n)
+	}
+	if n := fine.MaxInFlight(); n > 2 {
+		t.Errorf("the other host had %d deliveries at once, want at most 2", n)
+	}
+}
+
+func TestFederationFanOutReachesEveryInboxOnceAcrossPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,100 deliveries")
+	}
+	e := newFedEnv(t, fedSetup{on: true})
+	const perServer, servers = 275, 4 // 1,100 personal inboxes: three pages of 500
+	var fleet []*fedtest.Server
+	err := e.db.Tx(context.Background(), func(tx *sqlstore.Tx) error {
+		for range servers {
+			s := e.remote()
+			fleet = append(fleet, s)
+			for i := range perServer {
+				id := fmt.Sprintf("%s/users/u%d", s.URL, i)
+				if _, err := tx.Exec(context.Background(), `INSERT INTO ap_followers (actor_id, follow_id, status, inbox, host, created_at, updated_at)
+					VALUES ($1, $2, 'accepted', $3, $4, 0, 0)`, id, id+"#follow", id+"/inbox", s.Host); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// And a server whose followers share one inbox: one delivery for them.
+	shared := e.remote()
+	for _, u := range []string{"ann", "bob", "cy"} {
+		e.follow(shared.Actor(u).ID, shared.Actor(u).SharedInbox, "accepted")
+	}
+	p := e.publish("To everyone")
+	iri := e.origin + "/posts/" + p.Slug
+	for _, s := range append(fleet, shared) {
+		want := perServer
+		if s == shared {
+			want = 1
+		}
+		got := waitReceived(t, s, want)
+		paths := map[string]int{}
+		for _, d := range got {
+			paths[d.Path]++
+			if d.Type != "Create" || d.Object != iri || d.Verified != nil {
+				t.Fatalf("%s got %s of %s (%v)", d.Path, d.Type, d.Object, d.Verified)
+			}
+		}
+		if len(paths) != want {
+			t.Errorf("%s: %d inboxes reached, want %d", s.Host, len(paths), want)
+		}
+	}
+	e.settle()
+	for _, s := range append(fleet, shared) {
+		for _, d := range received(s) {
+			if n := s.Requests(d.Path); n != 1 {
+				t.Errorf("%s%s got %d deliveries, want 1", s.URL, d.Path, n)
+			}
+		}
+	}
+	// The fan-out went through every page: its progress is the last
+	// inbox in order.
+	last := ""
+	for _, s := range append(fleet, shared) {
+		for _, d := range received(s) {
+			last = max(last, s.URL+d.Path)
+		}
+	}
+	if n := e.count("SELECT COUNT(*) FROM ap_activities WHERE fanout_after = $1", last); n != 1 {
+		t.Errorf("no activity's fan-out ended at the last inbox %s", last)
+	}
+}
+
+func TestFederationOldActivitiesArePrunedButEachPostsLatestIsKept(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	ctx := context.Background()
+	srv := e.remote()
+	e.follow(srv.Actor("ann").ID, srv.Actor("ann").SharedInbox, "accepted")
+	p := e.publish("Kept")
+	waitReceived(t, srv, 1)
+	data(t, e.admin.Do("PATCH", "/api/v1/admin/posts/"+p.ID, map[string]any{"content_markdown": "Edited."}), 200, nil)
+	bob := srv.Actor("bob")
+	e.send(bob, bob.Follow(e.actor), http.StatusAccepted)
+	got := waitReceived(t, srv, 3)
+	e.settle()
+	ids := map[string]string{} // by type
+	for _, d := range got {
+		id, _ := d.Activity["id"].(string)
+		ids[d.Type] = strings.TrimPrefix(id, e.origin)
+	}
+	if len(ids) != 3 || ids["Create"] == "" || ids["Update"] == "" || ids["Accept"] == "" {
+		t.Fatalf("activities %v, want a Create, an Update and an Accept", ids)
+	}
+	e.blog.PruneFederation(ctx)
+	if n := e.count("SELECT COUNT(*) FROM ap_activities"); n != 3 {
+		t.Fatalf("%d activities after pruning young ones, want 3", n)
+	}
+
+	e.clock.advance(5*24*time.Hour + time.Hour) // activities are kept five days
+	young := e.publish("Young")
+	waitReceived(t, srv, 4)
+	e.settle()
+	e.blog.PruneFederation(ctx)
+	// The post's latest (its Update) stays, as does the young post's
+	// Create; the superseded Create and the Accept go.
+	if n := e.count("SELECT COUNT(*) FROM ap_activities"); n != 2 {
+		t.Errorf("%d activities after pruning, want 2", n)
+	}
+	if act := e.activity(ids["Update"], 200); act["type"] != "Update" {
+		t.Errorf("the latest activity of a post: %v", act)
+	}
+	for _, typ := range []string{"Create", "Accept"} {
+		expectError(t, e.anon.Do("GET", ids[typ], nil, "Accept", activitypub.ContentType), 404, "")
+	}
+	if n := e.count("SELECT COUNT(*) FROM ap_posts WHERE post_id = $1", young.ID); n != 1 {
+		t.Errorf("the young post was not federated")
 	}
 }

@@ -148,7 +148,7 @@ func (e *fedEnv) remote() *fedtest.Server {
 	e.t.Helper()
 	s := fedtest.New(e.t)
 	s.SetNow(e.clock.now)
-	s.Wait = 30 * time.Second // a fan-out under the race detector
+	s.Wait = 60 * time.Second // a fan-out under the race detector
 	return s
 }
 
