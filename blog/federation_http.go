@@ -388,8 +388,13 @@ func (b *Blog) handleFollowing(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleActivity is GET /ap/activities/{id}: an activity the blog sent,
-// while it is kept and when it was public; 404 otherwise.
+// while it is kept and when it was public; 404 otherwise. Under
+// authorized fetch it is answered only to signed requests, as the
+// Article it carries is.
 func (b *Blog) handleActivity(w http.ResponseWriter, r *http.Request) error {
+	if err := b.verifyFetch(r); err != nil {
+		return err
+	}
 	act, err := b.loadActivity(r.Context(), r.PathValue("id"))
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return httpx.NotFound()

@@ -2,12 +2,14 @@ package blog_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"folio/blog/activitypub"
+	"folio/blog/fedtest"
 	"folio/blog/httpsig"
 )
 
@@ -276,5 +278,62 @@ func TestFederationFollowersShowACountNotNames(t *testing.T) {
 	siteLacks(t, "followers", string(raw), "ann", "a.example")
 	if g := e.activity("/ap/actor/following", 200); g["totalItems"] != float64(0) {
 		t.Errorf("following %v", g)
+	}
+}
+
+func TestFederationAuthorizedFetchOfArticlesAndActivities(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	srv := e.remote()
+	alice := srv.Actor("alice")
+	e.follow(alice.ID, alice.SharedInbox, "accepted")
+	p := e.publish("Members only")
+	create := waitReceived(t, srv, 1)[0].Activity["id"].(string)
+	blocked := e.remote()
+	carl := blocked.Actor("carl")
+	e.block("domain", blocked.Host)
+	get := func(path string, signer *fedtest.Actor) int {
+		t.Helper()
+		r, err := http.NewRequest(http.MethodGet, e.origin+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Accept", activitypub.ContentType)
+		if signer != nil {
+			if err := (httpsig.Signer{KeyID: signer.KeyID, Key: signer.Key, Now: e.clock.now}).Sign(r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	paths := []string{"/posts/" + p.Slug, strings.TrimPrefix(create, e.origin), "/ap/actor/outbox?page=1"}
+	for _, path := range paths {
+		if got := get(path, nil); got != 200 {
+			t.Errorf("authorized fetch off: unsigned GET %s: %d", path, got)
+		}
+	}
+	e.federation(map[string]any{"authorized_fetch": true})
+	for _, path := range paths {
+		for _, c := range []struct {
+			name   string
+			signer *fedtest.Actor
+			status int
+		}{
+			{"unsigned", nil, 401},
+			{"signed by a fediverse actor", alice, 200},
+			{"signed by an actor of a blocked domain", carl, 403},
+		} {
+			if got := get(path, c.signer); got != c.status {
+				t.Errorf("GET %s %s: %d, want %d", path, c.name, got, c.status)
+			}
+		}
+	}
+	// The actor stays public: servers need its key.
+	if got := get("/ap/actor", nil); got != 200 {
+		t.Errorf("unsigned GET of the actor: %d", got)
 	}
 }

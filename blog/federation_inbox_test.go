@@ -592,3 +592,75 @@ func TestFederationAuthorizedFetch(t *testing.T) {
 		})
 	}
 }
+
+func TestFederationFollowIsAnsweredWithASignedAcceptUnlessHeldForApproval(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		approve bool
+	}{{"accepted at once", false}, {"held for approval", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			fe := newFedEnv(t, fedSetup{on: true})
+			fe.federation(map[string]any{"approve_followers": c.approve})
+			srv := fe.remote()
+			alice := srv.Actor("alice")
+			follow := alice.Follow(fe.actor)
+			fe.send(alice, follow, http.StatusAccepted)
+			f, ok := fe.follower(alice.ID)
+			if c.approve {
+				// The Accept would have been queued before the inbox
+				// answered: none is, and none will be sent.
+				if !ok || f.Status != "pending" {
+					t.Fatalf("follower %+v (%v), want pending", f, ok)
+				}
+				if n := fe.count("SELECT COUNT(*) FROM jobs WHERE kind = 'blog.ap.deliver'") + fe.count("SELECT COUNT(*) FROM ap_activities"); n != 0 {
+					t.Fatalf("%d deliveries or activities queued for a follower held for approval", n)
+				}
+				if got := srv.Received(); len(got) != 0 {
+					t.Fatalf("the follower's server got %d activities", len(got))
+				}
+				return
+			}
+			if !ok || f.Status != "accepted" {
+				t.Fatalf("follower %+v (%v), want accepted", f, ok)
+			}
+			got := waitReceived(t, srv, 1)
+			d := got[0]
+			if d.Type != "Accept" || d.Path != "/users/alice/inbox" || d.Verified != nil || d.Activity["actor"] != fe.actor {
+				t.Fatalf("got %s at %s (verified: %v) by %v, want the blog's signed Accept at alice's inbox",
+					d.Type, d.Path, d.Verified, d.Activity["actor"])
+			}
+			if d.Object != follow["id"] {
+				t.Errorf("the Accept's object is %q, want the Follow %q", d.Object, follow["id"])
+			}
+			fe.settle()
+			if n := len(srv.Received()); n != 1 {
+				t.Errorf("the follower's server got %d activities, want the one Accept", n)
+			}
+		})
+	}
+}
+
+func TestFederationActorsAreFetchedSignedFromServersThatRequireIt(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{on: true})
+	srv := fe.remote()
+	srv.RequireSignedFetch(true)
+	alice := srv.Actor("alice")
+	r, err := http.Get(alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an unsigned fetch of the actor: %d, want 401", r.StatusCode)
+	}
+	fe.send(alice, alice.Follow(fe.actor), http.StatusAccepted)
+	if _, ok := fe.follower(alice.ID); !ok {
+		t.Fatal("the Follow of an actor whose server requires signed fetches was not taken")
+	}
+	if n := srv.Requests("/users/alice"); n != 2 {
+		t.Errorf("the actor was fetched %d times, want once by the test and once by the blog", n)
+	}
+	if a, err := fe.blog.RemoteActor(context.Background(), alice.ID, true); err != nil || a.Inbox != alice.Inbox {
+		t.Fatalf("a refresh of the actor: %+v, %v", a, err)
+	}
+}
