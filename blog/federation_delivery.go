@@ -590,6 +590,15 @@ func (b *Blog) runDelivery(ctx context.Context, job *sqlstore.Job) time.Time {
 		log.Warn("federation: delivery given up: not an inbox URL")
 		return time.Time{}
 	}
+	if gone, err := b.sendsDeletedArticle(ctx, act.Body); err != nil {
+		log.Warn("federation: delivery", "err", err)
+		return b.fed.now().Add(time.Minute)
+	} else if gone {
+		// Sent now, it would arrive after (or overtake) the post's
+		// Delete and bring the post back on the other server.
+		log.Info("federation: delivery dropped: its post was deleted since")
+		return time.Time{}
+	}
 	rec, err := b.loadHost(ctx, host)
 	if err != nil {
 		log.Warn("federation: delivery", "err", err)
@@ -627,6 +636,26 @@ func (b *Blog) runDelivery(ctx context.Context, job *sqlstore.Job) time.Time {
 	}
 	log.Info("federation: delivery failed, will retry", "reason", why, "at", next)
 	return next
+}
+
+// sendsDeletedArticle reports whether an activity is the Create or Update
+// of an Article whose post was deleted or unpublished since (its Delete
+// is queued).
+func (b *Blog) sendsDeletedArticle(ctx context.Context, body []byte) (bool, error) {
+	var head struct {
+		Type   string `json:"type"`
+		Object struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"object"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		return false, nil // not of the blog's making: sent as it is
+	}
+	if head.Type != "Create" && head.Type != "Update" || head.Object.Type != "Article" {
+		return false, nil
+	}
+	return b.objectGone(ctx, head.Object.ID)
 }
 
 // fedPost sends body to inbox, signed, and returns the answer's status.

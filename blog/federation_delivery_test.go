@@ -404,3 +404,59 @@ func TestFederationOldActivitiesArePrunedButEachPostsLatestIsKept(t *testing.T) 
 		t.Errorf("the young post was not federated")
 	}
 }
+
+func TestFederationCreateOfAPostDeletedMeanwhileIsNotSent(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	srv := e.remote()
+	e.follow(srv.Actor("ann").ID, srv.Actor("ann").SharedInbox, "accepted")
+	srv.SetInboxStatus(http.StatusServiceUnavailable)
+	p := e.publish("Gone soon")
+	waitReceived(t, srv, 1)
+	data(t, e.admin.Do("DELETE", "/api/v1/admin/posts/"+p.ID, nil), 200, nil)
+	waitReceived(t, srv, 2)
+	waitUntil(t, "both deliveries to wait for their retry", func() bool {
+		return e.count("SELECT COUNT(*) FROM jobs WHERE kind = 'blog.ap.deliver' AND state = 'pending' AND tries = 1") == 2
+	})
+	srv.SetInboxStatus(http.StatusAccepted)
+	e.clock.advance(time.Minute + time.Second)
+	waitReceived(t, srv, 3)
+	e.settle()
+	got := received(srv)
+	var types []string
+	for _, d := range got {
+		types = append(types, d.Type)
+	}
+	// The first two answered 503; of the retries only the Delete goes.
+	if len(got) != 3 || got[2].Type != "Delete" {
+		t.Fatalf("the server got %v, want Create and Delete refused, then the Delete alone", types)
+	}
+}
+
+func TestFederationPostDeletedWhileFederationWasOffIsDeletedWhenItIsBack(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	srv := e.remote()
+	e.follow(srv.Actor("ann").ID, srv.Actor("ann").SharedInbox, "accepted")
+	kept, gone := e.publish("Kept"), e.publish("Deleted while off")
+	waitReceived(t, srv, 2)
+	e.settle()
+	e.federation(map[string]any{"enabled": false})
+	data(t, e.admin.Do("DELETE", "/api/v1/admin/posts/"+gone.ID, nil), 200, nil)
+	e.settle()
+	e.federation(map[string]any{"enabled": true})
+	if err := e.blog.ScanFederation(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitReceived(t, srv, 3)
+	e.settle()
+	if err := e.blog.ScanFederation(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	got := received(srv)
+	if len(got) != 3 || got[2].Type != "Delete" || got[2].Object != e.origin+"/posts/"+gone.Slug {
+		t.Fatalf("after federation came back: %d activities, the last %s of %s", len(got), got[len(got)-1].Type, got[len(got)-1].Object)
+	}
+	if n := e.count("SELECT COUNT(*) FROM ap_posts WHERE post_id = $1 AND state = 'created'", kept.ID); n != 1 {
+		t.Error("the post still visible was touched")
+	}
+}

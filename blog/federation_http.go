@@ -265,13 +265,7 @@ func (b *Blog) handlePostObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	objectID := ""
-	if row, ok, err := b.loadAPPost(ctx, p.ID); err != nil {
-		return err
-	} else if ok && row.State == apCreated {
-		objectID = row.ObjectID
-	}
-	art, err := b.articleWithDates(ctx, origin, p, objectID)
+	art, err := b.articleWithDates(ctx, origin, p)
 	if err != nil {
 		return err
 	}
@@ -335,13 +329,7 @@ func (b *Blog) handleOutbox(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		objectID := ""
-		if row, ok, err := b.loadAPPost(ctx, p.ID); err != nil {
-			return err
-		} else if ok && row.State == apCreated {
-			objectID = row.ObjectID
-		}
-		art, err := b.articleWithDates(ctx, origin, p, objectID)
+		art, err := b.articleWithDates(ctx, origin, p)
 		if err != nil {
 			return err
 		}
