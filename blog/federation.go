@@ -105,12 +105,20 @@ func (b *Blog) federationKey(ctx context.Context) (*fedKey, error) {
 // (site.site_url, else the request's), "" outside a request without
 // site.site_url.
 func (b *Blog) currentOrigin(ctx context.Context) string {
-	if u := strings.TrimRight(b.settings.Site.Get(ctx).SiteURL, "/"); u != "" {
-		if p, err := url.Parse(u); err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.RawQuery == "" {
-			return u
-		}
+	if u := b.siteURL(ctx); u != "" {
+		return u
 	}
 	return httpx.BaseURLOf(ctx)
+}
+
+// siteURL is site.site_url without its trailing slash when it is an
+// absolute http(s) URL, the origin of absolute links; "" otherwise.
+func (b *Blog) siteURL(ctx context.Context) string {
+	u := strings.TrimRight(b.settings.Site.Get(ctx).SiteURL, "/")
+	if p, err := url.Parse(u); u == "" || err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" {
+		return ""
+	}
+	return u
 }
 
 // fedOrigin is the origin the blog's IRIs are built of: the site's, or in

@@ -254,9 +254,16 @@ func (b *Blog) article(ctx context.Context, origin string, p *Post, objectID str
 	return art, hex.EncodeToString(h[:]), nil
 }
 
-// articleWithDates is the Article as GET answers it: with updated when
-// the post was edited after it was published.
-func (b *Blog) articleWithDates(ctx context.Context, origin string, p *Post, objectID string) (*activitypub.Object, error) {
+// articleWithDates is the Article as GET answers it: under the id it was
+// sent as while it is federated, with updated when the post was edited
+// after it was published.
+func (b *Blog) articleWithDates(ctx context.Context, origin string, p *Post) (*activitypub.Object, error) {
+	objectID := ""
+	if row, ok, err := b.loadAPPost(ctx, p.ID); err != nil {
+		return nil, err
+	} else if ok && row.State == apCreated {
+		objectID = row.ObjectID
+	}
 	art, _, err := b.article(ctx, origin, p, objectID)
 	if err != nil {
 		return nil, err
@@ -357,8 +364,9 @@ func imageMediaType(u string) string {
 }
 
 // runFederationScan queues the posts whose publication time came and
-// that were never federated, every fedScanEvery, in the one process that
-// holds the scan's lease.
+// that were never federated, and those federated that are no longer
+// visible with no Delete sent, every fedScanEvery, in the one process
+// that holds the scan's lease.
 func (b *Blog) runFederationScan(ctx context.Context) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
@@ -397,6 +405,11 @@ func (b *Blog) scanDuePosts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	gone, err := b.vanishedPosts(ctx, now, fedScanBatch)
+	if err != nil {
+		return err
+	}
+	ids = append(ids, gone...)
 	for _, id := range ids {
 		if err := b.fed.post.jobs.Enqueue(ctx, id); err != nil {
 			return err

@@ -133,6 +133,32 @@ func (b *Blog) duePosts(ctx context.Context, since, now time.Time, limit int) ([
 	return ids, nil
 }
 
+// vanishedPosts lists up to limit posts federated as created that are no
+// longer visible (deleted, unpublished, scheduled later) while no job
+// brought the followers a Delete: their change came while federation was
+// off, and a post's save queues nothing then.
+func (b *Blog) vanishedPosts(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	rows, err := b.db.Query(ctx, `SELECT a.post_id FROM ap_posts a LEFT JOIN posts p ON p.id = a.post_id
+		WHERE a.state = $1 AND (p.id IS NULL OR p.deleted_at IS NOT NULL OR p.status <> 'published' OR p.published_at > $2)
+		ORDER BY a.post_id LIMIT $3`, apCreated, sqlstore.FromTime(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("blog: list vanished federated posts: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("blog: list vanished federated posts: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("blog: list vanished federated posts: %w", err)
+	}
+	return ids, nil
+}
+
 // acceptedFollowers counts the followers whose Follow was accepted.
 func (b *Blog) acceptedFollowers(ctx context.Context) (int, error) {
 	var n int

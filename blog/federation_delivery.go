@@ -39,7 +39,8 @@ const (
 	// so that a slow server cannot hold every worker.
 	fedPerHost = 2
 	// fedHostBusyWait is how long a delivery to a host already at
-	// fedPerHost waits before it is claimed again.
+	// fedPerHost waits before it is claimed again (one claimed just as
+	// another worker took the host's last turn).
 	fedHostBusyWait = 3 * time.Second
 	// fedFanoutPage is how many inboxes a fan-out reads and queues at a
 	// time.
@@ -140,6 +141,8 @@ func newFedWork(b *Blog, d Deps) *fedWork {
 	w.post = q(fedPostKind, fedPostWorkers, b.runFederatePost)
 	w.fanout = q(fedFanoutKind, fedFanoutWorkers, b.runFanout)
 	w.deliver = q(fedDeliverKind, fedDeliverWorkers, b.runDelivery)
+	w.deliver.except = w.busyHosts
+	w.deliver.hold = w.holdHost
 	return w
 }
 
@@ -196,6 +199,20 @@ func (w *fedWork) alive(ctx context.Context) []string {
 	return live.AliveIDs()
 }
 
+// holdHost takes a turn of the host of a delivery job's subject
+// ("{activity} {inbox}"); a subject without one runs (and is given up).
+func (w *fedWork) holdHost(subject string) (func(), bool) {
+	_, inbox, _ := strings.Cut(subject, " ")
+	host := activitypub.Host(inbox)
+	if host == "" {
+		return func() {}, true
+	}
+	if !w.takeHost(host) {
+		return nil, false
+	}
+	return func() { w.releaseHost(host) }, true
+}
+
 // takeHost counts a delivery to host, unless fedPerHost already run.
 func (w *fedWork) takeHost(host string) bool {
 	w.mu.Lock()
@@ -207,12 +224,36 @@ func (w *fedWork) takeHost(host string) bool {
 	return true
 }
 
+// releaseHost ends a delivery to host; when the host was at its bound,
+// the deliveries to it that claims left aside (busyHosts) may be claimed
+// again: the dispatcher is woken.
 func (w *fedWork) releaseHost(host string) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	full := w.hosts[host] >= fedPerHost
 	if w.hosts[host]--; w.hosts[host] <= 0 {
 		delete(w.hosts, host)
 	}
+	w.mu.Unlock()
+	if full {
+		w.deliver.notify()
+	}
+}
+
+// busyHosts are the hosts at their bound, as parts of the delivery jobs'
+// subjects ("{activity} {inbox}") that claims leave aside: a worker that
+// claimed a job of such a host could only put it back, and the workers
+// would go through a long run of one host's deliveries (the personal
+// inboxes of a server without a shared inbox) doing nothing else.
+func (w *fedWork) busyHosts() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var busy []string
+	for h, n := range w.hosts {
+		if n >= fedPerHost {
+			busy = append(busy, "://"+h+"/")
+		}
+	}
+	return busy
 }
 
 // fedQueue is one kind of federation job with its workers. run returns
@@ -222,6 +263,14 @@ type fedQueue struct {
 	jobs    *sqlstore.Jobs
 	workers int
 	run     func(ctx context.Context, j *sqlstore.Job) time.Time
+	// except, when not nil, names the jobs a claim leaves aside now
+	// (sqlstore.Jobs.ClaimExcept).
+	except func() []string
+	// hold, when not nil, takes what a claimed job needs before it runs
+	// (its host's turn), in the dispatcher, so that the next claim knows;
+	// release gives it back once the job ran. ok false: the job is put
+	// back for fedHostBusyWait.
+	hold func(subject string) (release func(), ok bool)
 
 	wake    chan struct{}
 	slots   chan struct{} // one per busy worker
@@ -267,14 +316,27 @@ func (q *fedQueue) dispatch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		job, err := q.jobs.Claim(ctx, alive)
+		var except []string
+		if q.except != nil {
+			except = q.except()
+		}
+		job, err := q.jobs.ClaimExcept(ctx, alive, except)
 		if err != nil && ctx.Err() == nil {
 			q.work.logger.Warn("federation: claim a job", "kind", q.jobs.Kind, "err", err)
 		}
 		if job != nil {
+			release, ok := func() {}, true
+			if q.hold != nil {
+				release, ok = q.hold(job.Subject)
+			}
+			if !ok {
+				q.putBack(ctx, job)
+				<-q.slots
+				continue
+			}
 			q.running.Add(1)
 			go func() {
-				defer func() { <-q.slots; q.running.Done() }()
+				defer func() { release(); <-q.slots; q.running.Done() }()
 				q.runJob(job)
 			}()
 			continue
@@ -313,6 +375,14 @@ func (q *fedQueue) prune(ctx context.Context, alive []string) {
 		log.Warn("federation: prune activities", "err", err)
 	} else if n > 0 {
 		log.Info("federation: old activities pruned", "activities", n)
+	}
+}
+
+// putBack hands a claimed job back to the queue, not to be claimed for
+// fedHostBusyWait: its host is busy in this process.
+func (q *fedQueue) putBack(ctx context.Context, job *sqlstore.Job) {
+	if err := q.jobs.Retry(context.WithoutCancel(ctx), job, q.work.now().Add(fedHostBusyWait)); err != nil {
+		q.work.logger.Warn("federation: settle job", "kind", q.jobs.Kind, "subject", job.Subject, "err", err)
 	}
 }
 
@@ -520,10 +590,15 @@ func (b *Blog) runDelivery(ctx context.Context, job *sqlstore.Job) time.Time {
 		log.Warn("federation: delivery given up: not an inbox URL")
 		return time.Time{}
 	}
-	if !b.fed.takeHost(host) {
-		return b.fed.now().Add(fedHostBusyWait)
+	if gone, err := b.sendsDeletedArticle(ctx, act.Body); err != nil {
+		log.Warn("federation: delivery", "err", err)
+		return b.fed.now().Add(time.Minute)
+	} else if gone {
+		// Sent now, it would arrive after (or overtake) the post's
+		// Delete and bring the post back on the other server.
+		log.Info("federation: delivery dropped: its post was deleted since")
+		return time.Time{}
 	}
-	defer b.fed.releaseHost(host)
 	rec, err := b.loadHost(ctx, host)
 	if err != nil {
 		log.Warn("federation: delivery", "err", err)
@@ -561,6 +636,26 @@ func (b *Blog) runDelivery(ctx context.Context, job *sqlstore.Job) time.Time {
 	}
 	log.Info("federation: delivery failed, will retry", "reason", why, "at", next)
 	return next
+}
+
+// sendsDeletedArticle reports whether an activity is the Create or Update
+// of an Article whose post was deleted or unpublished since (its Delete
+// is queued).
+func (b *Blog) sendsDeletedArticle(ctx context.Context, body []byte) (bool, error) {
+	var head struct {
+		Type   string `json:"type"`
+		Object struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"object"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		return false, nil // not of the blog's making: sent as it is
+	}
+	if head.Type != "Create" && head.Type != "Update" || head.Object.Type != "Article" {
+		return false, nil
+	}
+	return b.objectGone(ctx, head.Object.ID)
 }
 
 // fedPost sends body to inbox, signed, and returns the answer's status.

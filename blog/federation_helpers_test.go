@@ -4,19 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"folio/auth/authtest"
 	"folio/blog"
 	"folio/blog/activitypub"
-	"folio/blog/httpsig"
+	"folio/blog/fedtest"
 	"folio/httpx"
 	"folio/httpx/httpxtest"
 	"folio/httpx/outbound"
@@ -25,33 +22,60 @@ import (
 	"folio/templates"
 )
 
-// fedEnv is one blog process with its classic site, federation allowed
-// to reach loopback over plain http, on a clock the test moves, over a
-// database that another fedEnv may share (a second process).
+// fedEnv is one blog process with its classic site and the federation
+// routes (the inboxes among them), federation allowed to reach loopback
+// over plain http, on a clock the test moves, over a database that
+// another fedEnv may share (a second process). Other servers are
+// blog/fedtest servers (remote).
 type fedEnv struct {
-	*env
-	blog  *blog.Blog
+	*siteEnv
+	blog   *blog.Blog
+	cfg    sqlstoretest.Config
+	origin string // the blog's, as its site_url says once enabled
+	actor  string // the blog's actor IRI
+	inbox  string // its shared inbox's URL
+}
+
+// fedSetup varies newFedEnv.
+type fedSetup struct {
+	// on turns federation on at once (enable).
+	on bool
+	// noPrivate leaves federation.allow_private_addresses empty: the blog
+	// then reaches no test server (they are on loopback).
+	noPrivate bool
+	// db, when set, is the database of another process to share; nil is
+	// a fresh one.
+	db *sqlstoretest.Config
+	// clock, when set, is shared with another process; nil is the env's
+	// own.
 	clock *testClock
-	cfg   sqlstoretest.Config
 }
 
-// newFedEnv builds a blog on a fresh database.
-func newFedEnv(t testing.TB) *fedEnv {
-	t.Helper()
-	return newFedProcess(t, sqlstoretest.NewConfig(t), &testClock{})
-}
-
-// newFedProcess builds a blog process over the database of cfg, on clock,
-// registered in the database's instance registry, as cmd/folio does.
-func newFedProcess(t testing.TB, cfg sqlstoretest.Config, clock *testClock) *fedEnv {
+// newFedEnv builds a blog process as cmd/folio does: registered in the
+// database's instance registry, its routes behind the proxy middleware
+// (trusting loopback, so that tests may play client addresses).
+func newFedEnv(t testing.TB, s fedSetup) *fedEnv {
 	t.Helper()
 	ctx := context.Background()
+	cfg := sqlstoretest.Config{}
+	if s.db != nil {
+		cfg = *s.db
+	} else {
+		cfg = sqlstoretest.NewConfig(t)
+	}
+	clock := s.clock
+	if clock == nil {
+		clock = &testClock{}
+	}
 	db := cfg.Open(t)
 	a := authtest.New(t, db)
 	st := openSettings(t, db)
-	allow, err := outbound.ParseAllowlist("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
+	var allow outbound.Allowlist
+	if !s.noPrivate {
+		var err error
+		if allow, err = outbound.ParseAllowlist("127.0.0.1"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	reg := sqlstore.NewInstances(db)
 	inst, err := reg.Register(ctx)
@@ -82,12 +106,17 @@ func newFedProcess(t testing.TB, cfg sqlstoretest.Config, clock *testClock) *fed
 	routes := httpx.NewRouter()
 	b.Routes(routes)
 	site.Routes(routes)
-	e := &env{t: t, db: db, auth: a, settings: st, handler: httpx.Chain(routes, httpx.Proxies{}.Middleware)}
+	e := &env{t: t, db: db, auth: a, settings: st, handler: trustLoopback(t, routes, b)}
 	e.anon = httpxtest.NewServer(t, e.handler)
 	e.admin = e.anon.Clone()
 	e.admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
-	return &fedEnv{env: e, blog: b, clock: clock, cfg: cfg}
+	fe := &fedEnv{siteEnv: &siteEnv{env: e, site: site, clock: clock}, blog: b, cfg: cfg,
+		origin: e.anon.Base, actor: e.anon.Base + "/ap/actor", inbox: e.anon.Base + "/ap/inbox"}
+	if s.on {
+		fe.enable()
+	}
+	return fe
 }
 
 // enable turns federation on with the site's address set to this
@@ -101,10 +130,26 @@ func (e *fedEnv) enable(extra ...map[string]any) {
 			fed[k] = v
 		}
 	}
-	data(e.t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{
-		"site":       map[string]any{"site_url": e.anon.Base, "site_name": "Field Notes", "description": "Notes <from> the field"},
-		"federation": fed}), 200, nil)
+	e.putSettings(map[string]any{
+		"site":       map[string]any{"site_url": e.origin, "site_name": "Field Notes", "description": "Notes <from> the field"},
+		"federation": fed})
 	e.anon.Do("GET", "/ap/actor", nil).Expect(200)
+}
+
+// federation changes the federation settings group.
+func (e *fedEnv) federation(group map[string]any) {
+	e.t.Helper()
+	e.putSettings(map[string]any{"federation": group})
+}
+
+// remote starts another server on loopback whose inboxes check the
+// blog's signatures against the blog's clock.
+func (e *fedEnv) remote() *fedtest.Server {
+	e.t.Helper()
+	s := fedtest.New(e.t)
+	s.SetNow(e.clock.now)
+	s.Wait = 60 * time.Second // a fan-out under the race detector
+	return s
 }
 
 // activity fetches an ActivityStreams document and decodes it.
@@ -121,13 +166,27 @@ func (e *fedEnv) activity(path string, status int) map[string]any {
 	return m
 }
 
-// follow makes a follower that the inbox stands for, accepted unless
-// status says otherwise: the rows the inbox writes when a Follow arrives.
+// follow makes a follower delivered to at inbox, accepted unless status
+// says otherwise: the rows the inbox writes when a Follow arrives.
 func (e *fedEnv) follow(actorID, inbox, status string) {
 	e.t.Helper()
 	now := sqlstore.FromTime(time.Now())
 	e.exec(`INSERT INTO ap_followers (actor_id, follow_id, status, inbox, host, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)`, actorID, actorID+"#follow", status, inbox, activitypub.Host(inbox), now)
+}
+
+// send posts activity to the blog's shared inbox as a, signed, and checks
+// the answer's status.
+func (e *fedEnv) send(a *fedtest.Actor, activity any, status int) {
+	e.t.Helper()
+	e.sendWith(a, activity, fedtest.PostOptions{}, status)
+}
+
+func (e *fedEnv) sendWith(a *fedtest.Actor, activity any, o fedtest.PostOptions, status int) {
+	e.t.Helper()
+	if got, body := a.PostWith(e.t, e.inbox, activity, o); got != status {
+		e.t.Fatalf("inbox answered %d, want %d: %s", got, status, body)
+	}
 }
 
 // count runs a COUNT query.
@@ -140,7 +199,74 @@ func (e *fedEnv) count(q string, args ...any) int {
 	return n
 }
 
-// delivered is one POST a remote inbox received.
+// jobsLeft counts the federation jobs not finished.
+func (e *fedEnv) jobsLeft() int {
+	e.t.Helper()
+	return e.count("SELECT COUNT(*) FROM jobs WHERE kind IN ('blog.ap.post', 'blog.ap.fanout', 'blog.ap.deliver') AND state <> 'failed'")
+}
+
+// settle waits until every federation job is finished.
+func (e *fedEnv) settle() {
+	e.t.Helper()
+	waitUntil(e.t, "the federation jobs to finish", func() bool { return e.jobsLeft() == 0 })
+}
+
+// follower is a row of ap_followers.
+type follower struct {
+	FollowID, Status, Inbox, Host string
+}
+
+// follower reads the follower actorID; ok is false when it is none.
+func (e *fedEnv) follower(actorID string) (f follower, ok bool) {
+	e.t.Helper()
+	err := e.db.QueryRow(context.Background(), "SELECT follow_id, status, inbox, host FROM ap_followers WHERE actor_id = $1", actorID).
+		Scan(&f.FollowID, &f.Status, &f.Inbox, &f.Host)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return f, false
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return f, true
+}
+
+// fedComment is a comment as the inbox stores a fediverse reply.
+type fedComment struct {
+	ID, PostID, Author, Email, Content, Status, Handle, URL, ReplyTo, Actor string
+}
+
+// reply reads the comment whose Note is apID; ok is false when none is.
+func (e *fedEnv) reply(apID string) (c fedComment, ok bool) {
+	e.t.Helper()
+	err := e.db.QueryRow(context.Background(), `SELECT id, post_id, author, email, content, status, author_handle, author_url,
+		reply_to, ap_actor FROM comments WHERE ap_id = $1`, apID).
+		Scan(&c.ID, &c.PostID, &c.Author, &c.Email, &c.Content, &c.Status, &c.Handle, &c.URL, &c.ReplyTo, &c.Actor)
+	if errors.Is(err, sqlstore.ErrNotFound) {
+		return c, false
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c, true
+}
+
+// reactions is a post's likes and boosts.
+func (e *fedEnv) reactions(postID string) [2]int {
+	e.t.Helper()
+	got, err := e.blog.ReactionCounts(context.Background(), []string{postID})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return got[postID]
+}
+
+// block adds an ap_blocks row (the console's, which is not built here).
+func (e *fedEnv) block(kind, value string) {
+	e.t.Helper()
+	e.exec("INSERT INTO ap_blocks (kind, value, created_at) VALUES ($1, $2, 0)", kind, value)
+}
+
+// delivered is one POST a fedtest inbox received, decoded for assertions.
 type delivered struct {
 	Path     string
 	Type     string // the activity's
@@ -149,154 +275,39 @@ type delivered struct {
 	Verified error // nil: the signature, digest and date were right
 }
 
-// remoteInbox is another server's inbox on loopback: it records each POST
-// and checks its signature against the blog's actor, fetched by the
-// signature's keyId as a real server would. answer says how to answer
-// the n-th POST (from 1); nil answers 202.
-type remoteInbox struct {
-	t      testing.TB
-	srv    *httptest.Server
-	clock  *testClock
-	mu     sync.Mutex
-	got    []delivered
-	answer func(n int) int
-	hang   chan struct{} // when not nil, every POST waits for it to close
+// received lists what s's inboxes got so far, in order.
+func received(s *fedtest.Server) []delivered {
+	var out []delivered
+	for _, d := range s.Received() {
+		x := delivered{Path: d.Path, Verified: d.Verified}
+		_ = json.Unmarshal(d.Body, &x.Activity)
+		x.Type, _ = x.Activity["type"].(string)
+		switch o := x.Activity["object"].(type) {
+		case string:
+			x.Object = o
+		case map[string]any:
+			x.Object, _ = o["id"].(string)
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
-func newRemoteInbox(t testing.TB, clock *testClock) *remoteInbox {
+// waitReceived waits until s's inboxes have received n POSTs, and
+// returns them.
+func waitReceived(t testing.TB, s *fedtest.Server, n int) []delivered {
 	t.Helper()
-	ri := &remoteInbox{t: t, clock: clock}
-	ri.srv = httptest.NewServer(http.HandlerFunc(ri.serve))
-	t.Cleanup(func() {
-		ri.mu.Lock()
-		if ri.hang != nil {
-			select {
-			case <-ri.hang:
-			default:
-				close(ri.hang)
-			}
-		}
-		ri.mu.Unlock()
-		ri.srv.Close()
-	})
-	return ri
+	s.WaitFor(t, fmt.Sprintf("%d deliveries", n), func(ds []fedtest.Delivery) bool { return len(ds) >= n })
+	return received(s)
 }
 
-// url is the inbox at path on this server.
-func (ri *remoteInbox) url(path string) string { return ri.srv.URL + path }
-
-func (ri *remoteInbox) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil || r.Method != http.MethodPost {
-		http.Error(w, "no", http.StatusBadRequest)
-		return
-	}
-	ri.mu.Lock()
-	hang := ri.hang
-	ri.mu.Unlock()
-	if hang != nil {
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-		return
-	}
-	d := delivered{Path: r.URL.Path, Verified: ri.verify(r, body)}
-	_ = json.Unmarshal(body, &d.Activity)
-	d.Type, _ = d.Activity["type"].(string)
-	switch o := d.Activity["object"].(type) {
-	case string:
-		d.Object = o
-	case map[string]any:
-		d.Object, _ = o["id"].(string)
-	}
-	ri.mu.Lock()
-	ri.got = append(ri.got, d)
-	n := len(ri.got)
-	answer := ri.answer
-	ri.mu.Unlock()
-	status := http.StatusAccepted
-	if answer != nil {
-		status = answer(n)
-	}
-	w.WriteHeader(status)
-}
-
-// verify checks the request as Mastodon does: the Digest of the body,
-// a Date near the sender's clock, a signature over (request-target), host,
-// date and digest by the key its keyId names, fetched from the actor.
-func (ri *remoteInbox) verify(r *http.Request, body []byte) error {
-	if err := httpsig.CheckDigest(r.Header, body); err != nil {
-		return err
-	}
-	if err := httpsig.CheckDate(r.Header, ri.clock.now(), 12*time.Hour); err != nil {
-		return err
-	}
-	sig, err := httpsig.Parse(r.Header)
-	if err != nil {
-		return err
-	}
-	actor, _, _ := strings.Cut(sig.KeyID, "#")
-	req, err := http.NewRequest("GET", actor, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", activitypub.ContentType)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	doc, err := activitypub.Decode(raw)
-	if err != nil {
-		return err
-	}
-	if doc.PublicKey == nil || doc.PublicKey.ID != sig.KeyID {
-		return errKeyNotFound
-	}
-	pub, err := httpsig.ParsePublicKey(doc.PublicKey.PublicKeyPem)
-	if err != nil {
-		return err
-	}
-	return sig.Verify(r, pub, []string{"(request-target)", "host", "date", "digest"})
-}
-
-var errKeyNotFound = errors.New("the actor has no key of that id")
-
-// received lists what the inbox got so far.
-func (ri *remoteInbox) received() []delivered {
-	ri.mu.Lock()
-	defer ri.mu.Unlock()
-	return append([]delivered(nil), ri.got...)
-}
-
-// wait waits until the inbox has received n POSTs, and returns them.
-func (ri *remoteInbox) wait(n int) []delivered {
-	ri.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		got := ri.received()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			ri.t.Fatalf("the inbox received %d activities in 15 s, want %d: %+v", len(got), n, got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitUntil polls cond until it holds, for up to 15 s.
+// waitUntil polls cond until it holds, for up to 30 s.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 15 s for %s", what)
+			t.Fatalf("waited 30 s for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -290,13 +290,7 @@ func (b *Blog) handlePostObject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	objectID := ""
-	if row, ok, err := b.loadAPPost(ctx, p.ID); err != nil {
-		return err
-	} else if ok && row.State == apCreated {
-		objectID = row.ObjectID
-	}
-	art, err := b.articleWithDates(ctx, origin, p, objectID)
+	art, err := b.articleWithDates(ctx, origin, p)
 	if err != nil {
 		return err
 	}
@@ -360,13 +354,7 @@ func (b *Blog) handleOutbox(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		objectID := ""
-		if row, ok, err := b.loadAPPost(ctx, p.ID); err != nil {
-			return err
-		} else if ok && row.State == apCreated {
-			objectID = row.ObjectID
-		}
-		art, err := b.articleWithDates(ctx, origin, p, objectID)
+		art, err := b.articleWithDates(ctx, origin, p)
 		if err != nil {
 			return err
 		}
@@ -413,8 +401,13 @@ func (b *Blog) handleFollowing(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleActivity is GET /ap/activities/{id}: an activity the blog sent,
-// while it is kept and when it was public; 404 otherwise.
+// while it is kept and when it was public; 404 otherwise. Under
+// authorized fetch it is answered only to signed requests, as the
+// Article it carries is.
 func (b *Blog) handleActivity(w http.ResponseWriter, r *http.Request) error {
+	if err := b.verifyFetch(r); err != nil {
+		return err
+	}
 	act, err := b.loadActivity(r.Context(), r.PathValue("id"))
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return httpx.NotFound()

@@ -2,17 +2,19 @@ package blog_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"folio/blog/activitypub"
+	"folio/blog/fedtest"
 	"folio/blog/httpsig"
 )
 
 func TestFederationRoutesAnswer404WhileFederationIsOff(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	p := e.publish("Quiet")
 	for _, path := range []string{
 		"/.well-known/webfinger?resource=acct:blog@example.com", "/.well-known/nodeinfo", "/nodeinfo/2.1",
@@ -32,7 +34,7 @@ func TestFederationRoutesAnswer404WhileFederationIsOff(t *testing.T) {
 }
 
 func TestFederationWebFingerFindsTheBlogsAccountOnly(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	e.enable(map[string]any{"username": "notes"})
 	u, _ := url.Parse(e.anon.Base)
 	host := u.Host
@@ -83,8 +85,7 @@ func TestFederationWebFingerFindsTheBlogsAccountOnly(t *testing.T) {
 }
 
 func TestFederationNodeInfoNamesFolioAndCountsPublicPosts(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	e.publish("One")
 	e.publish("Two")
 	e.createPost(map[string]any{"title": "Draft"})
@@ -112,7 +113,7 @@ func TestFederationNodeInfoNamesFolioAndCountsPublicPosts(t *testing.T) {
 }
 
 func TestFederationActorHasWhatMastodonNeeds(t *testing.T) {
-	e := newFedEnv(t)
+	e := newFedEnv(t, fedSetup{})
 	e.enable(map[string]any{"approve_followers": true})
 	base := e.anon.Base
 	for _, path := range []string{"/ap/actor", "/"} {
@@ -152,7 +153,7 @@ func TestFederationActorHasWhatMastodonNeeds(t *testing.T) {
 func TestFederationPagesAnswerActivityStreamsToServersAndHTMLToBrowsers(t *testing.T) {
 	for _, mode := range []string{"classic", "headless"} {
 		t.Run(mode, func(t *testing.T) {
-			e := newFedEnv(t)
+			e := newFedEnv(t, fedSetup{})
 			e.enable()
 			data(t, e.admin.Do("PUT", "/api/v1/admin/settings", map[string]any{"render": map[string]any{"render_mode": mode}}), 200, nil)
 			p := e.publish("Hello fediverse", "content_markdown", "Some *text*.")
@@ -186,8 +187,7 @@ func TestFederationPagesAnswerActivityStreamsToServersAndHTMLToBrowsers(t *testi
 }
 
 func TestFederationArticleShapeAndHiddenPosts(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	base := e.anon.Base
 	tag := e.createTerm("tags", "Field Work")
 	md := "Intro [a link](/pages/about) and [out](https://example.org/x).\n\n" +
@@ -242,8 +242,7 @@ func TestFederationArticleShapeAndHiddenPosts(t *testing.T) {
 }
 
 func TestFederationOutboxPagesThroughPublicPostsNewestFirst(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	base := e.anon.Base
 	start := time.Now().Add(-100 * time.Hour)
 	for i := range 23 {
@@ -273,8 +272,7 @@ func TestFederationOutboxPagesThroughPublicPostsNewestFirst(t *testing.T) {
 }
 
 func TestFederationFollowersShowACountNotNames(t *testing.T) {
-	e := newFedEnv(t)
-	e.enable()
+	e := newFedEnv(t, fedSetup{on: true})
 	e.follow("https://a.example/users/ann", "https://a.example/inbox", "accepted")
 	e.follow("https://a.example/users/bob", "https://a.example/inbox", "accepted")
 	e.follow("https://b.example/users/cy", "https://b.example/inbox", "pending")
@@ -286,5 +284,62 @@ func TestFederationFollowersShowACountNotNames(t *testing.T) {
 	siteLacks(t, "followers", string(raw), "ann", "a.example")
 	if g := e.activity("/ap/actor/following", 200); g["totalItems"] != float64(0) {
 		t.Errorf("following %v", g)
+	}
+}
+
+func TestFederationAuthorizedFetchOfArticlesAndActivities(t *testing.T) {
+	e := newFedEnv(t, fedSetup{on: true})
+	srv := e.remote()
+	alice := srv.Actor("alice")
+	e.follow(alice.ID, alice.SharedInbox, "accepted")
+	p := e.publish("Members only")
+	create := waitReceived(t, srv, 1)[0].Activity["id"].(string)
+	blocked := e.remote()
+	carl := blocked.Actor("carl")
+	e.block("domain", blocked.Host)
+	get := func(path string, signer *fedtest.Actor) int {
+		t.Helper()
+		r, err := http.NewRequest(http.MethodGet, e.origin+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Accept", activitypub.ContentType)
+		if signer != nil {
+			if err := (httpsig.Signer{KeyID: signer.KeyID, Key: signer.Key, Now: e.clock.now}).Sign(r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	paths := []string{"/posts/" + p.Slug, strings.TrimPrefix(create, e.origin), "/ap/actor/outbox?page=1"}
+	for _, path := range paths {
+		if got := get(path, nil); got != 200 {
+			t.Errorf("authorized fetch off: unsigned GET %s: %d", path, got)
+		}
+	}
+	e.federation(map[string]any{"authorized_fetch": true})
+	for _, path := range paths {
+		for _, c := range []struct {
+			name   string
+			signer *fedtest.Actor
+			status int
+		}{
+			{"unsigned", nil, 401},
+			{"signed by a fediverse actor", alice, 200},
+			{"signed by an actor of a blocked domain", carl, 403},
+		} {
+			if got := get(path, c.signer); got != c.status {
+				t.Errorf("GET %s %s: %d, want %d", path, c.name, got, c.status)
+			}
+		}
+	}
+	// The actor stays public: servers need its key.
+	if got := get("/ap/actor", nil); got != 200 {
+		t.Errorf("unsigned GET of the actor: %d", got)
 	}
 }

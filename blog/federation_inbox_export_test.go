@@ -8,10 +8,6 @@ import (
 	"folio/httpx"
 )
 
-// ServeInbox is the inbox handler (serveInbox), for the tests to route
-// until the federation routes register it.
-func (b *Blog) ServeInbox(w http.ResponseWriter, r *http.Request) { b.serveInbox(w, r) }
-
 // RemoteActor is remoteActor, for the tests of the actor cache.
 func (b *Blog) RemoteActor(ctx context.Context, id string, refresh bool) (*remoteActor, error) {
 	return b.remoteActor(ctx, id, refresh)

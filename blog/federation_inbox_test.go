@@ -17,7 +17,7 @@ import (
 )
 
 func TestFederationInboxRefusesHostileActivities(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice, bob, eve := srv.Actor("alice"), srv.Actor("bob"), srv.Actor("eve")
 	fe.block("actor", eve.ID)
@@ -83,7 +83,7 @@ func TestFederationInboxRefusesHostileActivities(t *testing.T) {
 }
 
 func TestFederationInboxIsOffWithFederation(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	fe.federation(map[string]any{"enabled": false})
 	alice := fedtest.New(t).Actor("alice")
 	fe.send(alice, alice.Follow(fe.actor), http.StatusNotFound)
@@ -95,7 +95,7 @@ func TestFederationInboxIsOffWithFederation(t *testing.T) {
 func TestFederationInboxRefusesKeysOnPrivateAddresses(t *testing.T) {
 	// Without federation.allow_private_addresses, loopback is refused when
 	// the connection is made: the test server never sees a request.
-	fe := newInboxEnv(t, inboxSetup{noPrivate: true})
+	fe := newFedEnv(t, fedSetup{on: true, noPrivate: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	fe.send(alice, alice.Follow(fe.actor), http.StatusUnauthorized)
@@ -108,7 +108,7 @@ func TestFederationInboxRefusesKeysOnPrivateAddresses(t *testing.T) {
 }
 
 func TestFederationInboxRefusesBadActorDocuments(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	other := fedtest.New(t).Actor("other")
@@ -147,8 +147,8 @@ func TestFederationInboxRefusesBadActorDocuments(t *testing.T) {
 }
 
 func TestFederationInboxLimitsEachRemoteHost(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
-	fe.b.SetInboxLimit(2)
+	fe := newFedEnv(t, fedSetup{on: true})
+	fe.blog.SetInboxLimit(2)
 	alice := fedtest.New(t).Actor("alice")
 	bob := fedtest.New(t).Actor("bob")
 	for range 2 {
@@ -177,7 +177,7 @@ func (k *headerKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestFederationFollowAndUndo(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice, bob, carol := srv.Actor("alice"), srv.Actor("bob"), srv.Actor("carol")
 
@@ -230,7 +230,7 @@ func TestFederationFollowAndUndo(t *testing.T) {
 }
 
 func TestFederationRepliesBecomePendingComments(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice, bob := srv.Actor("alice"), srv.Actor("bob")
 	p := fe.publish("Hello fediverse")
@@ -299,7 +299,7 @@ func TestFederationRepliesBecomePendingComments(t *testing.T) {
 }
 
 func TestFederationRepliesIgnored(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	alice := fedtest.New(t).Actor("alice")
 	open := fe.publish("Open")
 	closed := fe.publish("Closed", "show_comments", false)
@@ -336,7 +336,7 @@ func TestFederationRepliesIgnored(t *testing.T) {
 }
 
 func TestFederationReplyWithScriptIsPlainText(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	alice := fedtest.New(t).Actor("alice")
 	p := fe.publish("Target")
 	html := `<p>Hello<br>there</p><script>alert("owned")</script><style>p{}</style>` +
@@ -361,7 +361,7 @@ func TestFederationReplyWithScriptIsPlainText(t *testing.T) {
 }
 
 func TestFederationReplyIsCutToTheCommentBounds(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -374,7 +374,7 @@ func TestFederationReplyIsCutToTheCommentBounds(t *testing.T) {
 }
 
 func TestFederationLikesAndBoostsAreCounted(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice, bob := srv.Actor("alice"), srv.Actor("bob")
 	p := fe.publish("Liked")
@@ -406,7 +406,7 @@ func TestFederationLikesAndBoostsAreCounted(t *testing.T) {
 }
 
 func TestFederationDeletedActorIsForgotten(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -446,7 +446,7 @@ func TestFederationDeletedActorIsForgotten(t *testing.T) {
 }
 
 func TestFederationKeysAreFetchedAgainWhenRotated(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	p := fe.publish("Target")
@@ -471,7 +471,7 @@ func TestFederationKeysAreFetchedAgainWhenRotated(t *testing.T) {
 func TestFederationKeysOfTheirOwnDocument(t *testing.T) {
 	// Some servers name a key document of its own (actor/main-key) that
 	// names its owner.
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	carol := srv.Actor("carol")
 	keyID := carol.ID + "/main-key"
@@ -492,11 +492,11 @@ func TestFederationKeysOfTheirOwnDocument(t *testing.T) {
 }
 
 func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	ctx := context.Background()
-	a, err := fe.b.RemoteActor(ctx, alice.ID, false)
+	a, err := fe.blog.RemoteActor(ctx, alice.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +515,7 @@ func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
 		{"refreshed", 0, true, 3},
 	} {
 		fe.clock.advance(c.advance)
-		if _, err := fe.b.RemoteActor(ctx, alice.ID, c.refresh); err != nil {
+		if _, err := fe.blog.RemoteActor(ctx, alice.ID, c.refresh); err != nil {
 			t.Fatal(err)
 		}
 		if n := srv.Requests("/users/alice"); n != c.fetches {
@@ -524,7 +524,7 @@ func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
 	}
 	// An Update of the actor is fetched again.
 	bob := srv.Actor("bob")
-	if _, err := fe.b.RemoteActor(ctx, bob.ID, false); err != nil {
+	if _, err := fe.blog.RemoteActor(ctx, bob.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	renamed := bob.Document()
@@ -532,22 +532,22 @@ func TestFederationRemoteActorsAreKeptADay(t *testing.T) {
 	srv.ServeJSON("/users/bob", renamed)
 	fe.sendWith(bob, map[string]any{"id": bob.NextID("activities"), "type": "Update", "actor": bob.ID, "object": renamed},
 		fedtest.PostOptions{Date: fe.clock.now()}, http.StatusAccepted)
-	if a, err := fe.b.RemoteActor(ctx, bob.ID, false); err != nil || a.Name != "Bob Renamed" {
+	if a, err := fe.blog.RemoteActor(ctx, bob.ID, false); err != nil || a.Name != "Bob Renamed" {
 		t.Fatalf("after an Update of the actor: %+v, %v", a, err)
 	}
 	// A server that stops answering: the stored actor serves.
 	srv.ServeJSON("/users/alice", []byte("not json"))
 	fe.clock.advance(25 * time.Hour)
-	if a, err := fe.b.RemoteActor(ctx, alice.ID, false); err != nil || a.ID != alice.ID {
+	if a, err := fe.blog.RemoteActor(ctx, alice.ID, false); err != nil || a.ID != alice.ID {
 		t.Fatalf("a stale actor when its server fails: %+v, %v", a, err)
 	}
-	if _, err := fe.b.RemoteActor(ctx, alice.ID, true); err == nil {
+	if _, err := fe.blog.RemoteActor(ctx, alice.ID, true); err == nil {
 		t.Fatal("a refresh from a failing server succeeded")
 	}
 }
 
 func TestFederationAuthorizedFetch(t *testing.T) {
-	fe := newInboxEnv(t, inboxSetup{})
+	fe := newFedEnv(t, fedSetup{on: true})
 	srv := fedtest.New(t)
 	alice := srv.Actor("alice")
 	stranger := fedtest.New(t).Actor("stranger")
@@ -566,7 +566,7 @@ func TestFederationAuthorizedFetch(t *testing.T) {
 		}
 		return r
 	}
-	if err := fe.b.VerifyFetch(get(nil, nil)); err != nil {
+	if err := fe.blog.VerifyFetch(get(nil, nil)); err != nil {
 		t.Fatalf("authorized fetch off: %v", err)
 	}
 	fe.federation(map[string]any{"authorized_fetch": true})
@@ -581,7 +581,7 @@ func TestFederationAuthorizedFetch(t *testing.T) {
 		{"from a blocked domain", get(carl, carl), http.StatusForbidden},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := fe.b.VerifyFetch(c.req)
+			err := fe.blog.VerifyFetch(c.req)
 			var he *httpx.Error
 			switch {
 			case c.status == 0 && err != nil:
@@ -590,5 +590,77 @@ func TestFederationAuthorizedFetch(t *testing.T) {
 				t.Fatalf("got %v, want %d", err, c.status)
 			}
 		})
+	}
+}
+
+func TestFederationFollowIsAnsweredWithASignedAcceptUnlessHeldForApproval(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		approve bool
+	}{{"accepted at once", false}, {"held for approval", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			fe := newFedEnv(t, fedSetup{on: true})
+			fe.federation(map[string]any{"approve_followers": c.approve})
+			srv := fe.remote()
+			alice := srv.Actor("alice")
+			follow := alice.Follow(fe.actor)
+			fe.send(alice, follow, http.StatusAccepted)
+			f, ok := fe.follower(alice.ID)
+			if c.approve {
+				// The Accept would have been queued before the inbox
+				// answered: none is, and none will be sent.
+				if !ok || f.Status != "pending" {
+					t.Fatalf("follower %+v (%v), want pending", f, ok)
+				}
+				if n := fe.count("SELECT COUNT(*) FROM jobs WHERE kind = 'blog.ap.deliver'") + fe.count("SELECT COUNT(*) FROM ap_activities"); n != 0 {
+					t.Fatalf("%d deliveries or activities queued for a follower held for approval", n)
+				}
+				if got := srv.Received(); len(got) != 0 {
+					t.Fatalf("the follower's server got %d activities", len(got))
+				}
+				return
+			}
+			if !ok || f.Status != "accepted" {
+				t.Fatalf("follower %+v (%v), want accepted", f, ok)
+			}
+			got := waitReceived(t, srv, 1)
+			d := got[0]
+			if d.Type != "Accept" || d.Path != "/users/alice/inbox" || d.Verified != nil || d.Activity["actor"] != fe.actor {
+				t.Fatalf("got %s at %s (verified: %v) by %v, want the blog's signed Accept at alice's inbox",
+					d.Type, d.Path, d.Verified, d.Activity["actor"])
+			}
+			if d.Object != follow["id"] {
+				t.Errorf("the Accept's object is %q, want the Follow %q", d.Object, follow["id"])
+			}
+			fe.settle()
+			if n := len(srv.Received()); n != 1 {
+				t.Errorf("the follower's server got %d activities, want the one Accept", n)
+			}
+		})
+	}
+}
+
+func TestFederationActorsAreFetchedSignedFromServersThatRequireIt(t *testing.T) {
+	fe := newFedEnv(t, fedSetup{on: true})
+	srv := fe.remote()
+	srv.RequireSignedFetch(true)
+	alice := srv.Actor("alice")
+	r, err := http.Get(alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an unsigned fetch of the actor: %d, want 401", r.StatusCode)
+	}
+	fe.send(alice, alice.Follow(fe.actor), http.StatusAccepted)
+	if _, ok := fe.follower(alice.ID); !ok {
+		t.Fatal("the Follow of an actor whose server requires signed fetches was not taken")
+	}
+	if n := srv.Requests("/users/alice"); n != 2 {
+		t.Errorf("the actor was fetched %d times, want once by the test and once by the blog", n)
+	}
+	if a, err := fe.blog.RemoteActor(context.Background(), alice.ID, true); err != nil || a.Inbox != alice.Inbox {
+		t.Fatalf("a refresh of the actor: %+v, %v", a, err)
 	}
 }

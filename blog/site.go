@@ -56,10 +56,8 @@ const (
 // baseURL is the origin of absolute links: site.site_url when it is an
 // absolute http(s) URL, else the request's own (server.base_url or Host).
 func (s *Site) baseURL(r *http.Request) string {
-	if u := strings.TrimRight(s.b.settings.Get(r.Context()).Site.SiteURL, "/"); u != "" {
-		if p, err := url.Parse(u); err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.RawQuery == "" {
-			return u
-		}
+	if u := s.b.siteURL(r.Context()); u != "" {
+		return u
 	}
 	return httpx.BaseURL(r)
 }

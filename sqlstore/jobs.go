@@ -138,8 +138,21 @@ func (q *Jobs) Retry(ctx context.Context, j *Job, at time.Time) error {
 // Without alive it costs no registry read: the path of a process waking
 // its own workers right after an enqueue.
 func (q *Jobs) Claim(ctx context.Context, alive []string) (*Job, error) {
+	return q.ClaimExcept(ctx, alive, nil)
+}
+
+// ClaimExcept is Claim, but a pending job whose subject contains one of
+// except is left for a later claim: the caller cannot run those now (a
+// delivery to a host already at its bound). Jobs taken over from dead
+// processes are claimed whatever their subject.
+func (q *Jobs) ClaimExcept(ctx context.Context, alive, except []string) (*Job, error) {
 	now := q.Now()
 	args := []any{q.Instance, FromTime(now.Add(q.ClaimFor)), FromTime(now), q.Kind, JobAttempts}
+	skip := ""
+	for _, e := range except {
+		args = append(args, LikePattern(e))
+		skip += " AND NOT " + q.db.Dialect().ILike("subject", fmt.Sprintf("$%d", len(args)))
+	}
 	takeover := ""
 	if alive != nil {
 		ids := append([]any{q.Instance}, stringsAny(alive)...)
@@ -155,7 +168,7 @@ func (q *Jobs) Claim(ctx context.Context, alive []string) (*Job, error) {
 	var j Job
 	err := q.db.QueryRowWrite(ctx, `UPDATE jobs SET state = 'running', claimed_by = $1, claim_until = $2,
 		attempts = attempts + 1, updated_at = $3
-		WHERE id = (SELECT id FROM jobs WHERE kind = $4 AND attempts < $5 AND (state = 'pending' AND run_after <= $3`+takeover+`)
+		WHERE id = (SELECT id FROM jobs WHERE kind = $4 AND attempts < $5 AND (state = 'pending' AND run_after <= $3`+skip+takeover+`)
 			ORDER BY created_at, id LIMIT 1`+lock+`)
 		RETURNING id, subject, attempts, tries`, args...).Scan(&j.ID, &j.Subject, &j.Attempt, &j.Tries)
 	if errors.Is(err, ErrNotFound) {

@@ -252,3 +252,36 @@ func TestJobsEnqueuedInBatchesSkipThePendingOnes(t *testing.T) {
 		t.Fatalf("nothing to queue: %v", err)
 	}
 }
+
+func TestClaimExceptLeavesThePendingJobsOfTheSubjectsNamed(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	a, b := jobQueue(db, "a", &now), jobQueue(db, "b", &now)
+	subjects := []string{"act-1 http://busy.example/inbox", "act-1 http://x_y.example/inbox", "act-1 http://free.example/inbox"}
+	if err := a.EnqueueAll(ctx, db, subjects); err != nil {
+		t.Fatal(err)
+	}
+	except := []string{"://busy.example/", "://x%y.example/"}
+	j, err := a.ClaimExcept(ctx, nil, except)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "%" is no wildcard: x_y is claimed, busy is not.
+	if j == nil || j.Subject != subjects[1] {
+		t.Fatalf("claimed %+v, want %s", j, subjects[1])
+	}
+	if j, err = a.ClaimExcept(ctx, nil, except); err != nil || j == nil || j.Subject != subjects[2] {
+		t.Fatalf("claimed %+v, %v, want %s", j, err, subjects[2])
+	}
+	if j, err = a.ClaimExcept(ctx, nil, except); err != nil || j != nil {
+		t.Fatalf("claimed %+v, %v, want none: the rest is excepted", j, err)
+	}
+	// A's claims are taken over by b when a is dead, whatever except says.
+	if j, err = b.ClaimExcept(ctx, []string{"b"}, []string{"example/"}); err != nil || j == nil || j.Subject == subjects[0] {
+		t.Fatalf("takeover: %+v, %v, want one of a's claims", j, err)
+	}
+	if j := claim(t, a, nil); j == nil || j.Subject != subjects[0] {
+		t.Fatalf("Claim without except: %+v, want %s", j, subjects[0])
+	}
+}

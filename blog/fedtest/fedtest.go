@@ -52,6 +52,9 @@ type Server struct {
 	keys     map[string]*rsa.PublicKey // the keys of deliveries, by keyId
 	status   int
 	hang     time.Duration
+	// inFlight is how many inbox requests are being answered now;
+	// maxInFlight the most there ever were at once.
+	inFlight, maxInFlight int
 	// signedFetch: GETs must be signed, as on a server with authorized fetch.
 	signedFetch bool
 	now         func() time.Time

@@ -2,11 +2,13 @@ package fedtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -275,6 +277,33 @@ func TestInboxStatusHangAndWaitFor(t *testing.T) {
 	remote.WaitFor(t, "an Announce", func(ds []Delivery) bool { return len(OfType(ds, "Announce")) == 1 })
 	eq(t, "status", <-done, http.StatusAccepted)
 	eq(t, "inbox requests", remote.Requests("/inbox"), 3)
+}
+
+func TestMaxInFlightCountsHeldRequests(t *testing.T) {
+	remote := New(t)
+	a := New(t).Actor("alice")
+	eq(t, "in flight before any request", remote.MaxInFlight(), 0)
+	a.Post(t, remote.URL+"/inbox", a.Like(remote.URL+"/notes/1"))
+	eq(t, "in flight after one answered request", remote.MaxInFlight(), 1)
+
+	remote.HangInbox(time.Hour)
+	impatient := &http.Client{Timeout: time.Hour}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, _ := http.NewRequestWithContext(ctx, http.MethodPost, remote.URL+"/inbox", strings.NewReader(`{}`))
+			if resp, err := impatient.Do(r); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	remote.WaitFor(t, "three held requests", func(ds []Delivery) bool { return len(ds) == 4 })
+	cancel()
+	wg.Wait()
+	eq(t, "in flight with three held", remote.MaxInFlight(), 3)
 }
 
 func TestTLSServerIsReachedWithItsRootCAs(t *testing.T) {

@@ -92,7 +92,25 @@ func (s *Server) HangInbox(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// MaxInFlight is the most inbox requests the server was answering at
+// once (a held one counts until it is answered): how many deliveries a
+// sender runs in parallel to one host.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
 func (s *Server) serveInbox(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
