@@ -37,15 +37,7 @@ cleanup() {
     wait "$pid" 2>/dev/null || true
   done
   if [ "$failed" = 1 ]; then
-    # A failure in the middle of a long run scrolls out of the tail:
-    # every warning and error first, then the last lines.
-    for f in "$work"/folio-*.log "$work"/nginx/error.log; do
-      [ -s "$f" ] || continue
-      echo "---- $f (warnings and errors, at most 60)" >&2
-      grep -E 'level=(WARN|ERROR)| status=5[0-9][0-9] |\[(error|crit|alert|emerg)\]' "$f" | head -n 60 >&2 || true
-      echo "---- $f (last 40 lines)" >&2
-      tail -n 40 "$f" >&2
-    done
+    show_logs "$work"/folio-*.log "$work"/nginx/error.log
   fi
   [ -n "$db_made" ] && dropdb --if-exists "$db" 2>/dev/null || true
   rm -rf "$work"

@@ -30,16 +30,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "$failed" = 1 ]; then
-    [ -s "$work/nginx/error.log" ] && { echo "---- nginx's error log" >&2; tail -n 20 "$work/nginx/error.log" >&2; }
-    for f in "$work"/folio-*.log; do
-      [ -s "$f" ] || continue
-      # Folio's warnings and errors say why a delivery or an inbox POST
-      # failed; the tail says what it was doing last.
-      echo "---- $f: WARN and ERROR lines" >&2
-      grep -E 'level=(WARN|ERROR)| status=5[0-9][0-9] ' "$f" | head -n 60 >&2 || true
-      echo "---- $f (last 20 lines)" >&2
-      tail -n 20 "$f" >&2
-    done
+    show_logs "$work"/folio-*.log "$work/nginx/error.log"
   fi
   [ -n "$db_made" ] && dropdb --if-exists "$db" 2>/dev/null || true
   rm -rf "$work"

@@ -1,5 +1,5 @@
 # Shell functions shared by the scripts that start Folio for a test
-# (browser-test.sh, openapi-lint.sh). Source it after defining fail().
+# (browser-test.sh, openapi-lint.sh, cluster-test.sh, federation-test.sh). Source it after defining fail().
 
 # npm_install DIR: installs DIR's packages from its committed lock file,
 # again only when the lock file changed since the last install.
@@ -11,6 +11,21 @@ npm_install() {
       fail "npm ci in $dir failed"
     cp "$dir/package-lock.json" "$dir/node_modules/.folio-lock.json"
   fi
+}
+
+# show_logs FILE...: prints each non-empty log for a failed run: every
+# warning, error and 5xx first (a failure in the middle of a long run
+# scrolls out of the tail; Folio's say why a request or a job failed),
+# then the last lines (what it was doing last).
+show_logs() {
+  local f
+  for f in "$@"; do
+    [ -s "$f" ] || continue
+    echo "---- $f (warnings and errors, at most 60)" >&2
+    grep -E 'level=(WARN|ERROR)| status=5[0-9][0-9] |\[(error|crit|alert|emerg)\]' "$f" | head -n 60 >&2 || true
+    echo "---- $f (last 40 lines)" >&2
+    tail -n 40 "$f" >&2
+  done
 }
 
 # folio_unset: sets unset_folio to env's -u options for every FOLIO_*
