@@ -156,14 +156,7 @@ func commentAction(action string) (status string, done func(n int) string, ok bo
 // no comment (gone meanwhile, say) are skipped, and the confirmation
 // counts those done.
 func (b consoleHandlers) handleConsoleCommentsBatch(w http.ResponseWriter, r *http.Request) error {
-	tab, ok := commentTabStatus(r.PostFormValue("status"))
-	if !ok {
-		tab = CommentPending
-	}
-	page, err := strconv.Atoi(r.PostFormValue("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	tab, page := commentsFormPlace(r)
 	back := commentsURL(tab, page)
 	status, said, ok := commentAction(r.PostFormValue("action"))
 	if !ok {
@@ -187,6 +180,7 @@ func (b consoleHandlers) handleConsoleCommentsBatch(w http.ResponseWriter, r *ht
 		if !sqlstore.ValidID(id) {
 			continue
 		}
+		var err error
 		if status == "" {
 			err = b.deleteComment(r.Context(), id)
 		} else {
@@ -213,14 +207,7 @@ func (b consoleHandlers) handleConsoleCommentsBatch(w http.ResponseWriter, r *ht
 // so).
 func (b consoleHandlers) handleConsoleReply(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	tab, ok := commentTabStatus(r.PostFormValue("status"))
-	if !ok {
-		tab = CommentPending
-	}
-	page, err := strconv.Atoi(r.PostFormValue("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	tab, page := commentsFormPlace(r)
 	id, err := consoleID(r, "comment")
 	if err != nil {
 		return err
@@ -306,4 +293,18 @@ func (b *Blog) replyToComment(ctx context.Context, c AdminComment, text string) 
 		}
 	}
 	return actor.Handle, true, nil
+}
+
+// commentsFormPlace is the tab and page of the queue a form was posted
+// from, where its confirmation leads back to.
+func commentsFormPlace(r *http.Request) (tab string, page int) {
+	tab, ok := commentTabStatus(r.PostFormValue("status"))
+	if !ok {
+		tab = CommentPending
+	}
+	page, err := strconv.Atoi(r.PostFormValue("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	return tab, page
 }
