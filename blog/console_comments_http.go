@@ -285,8 +285,9 @@ func (b *Blog) replyToComment(ctx context.Context, c AdminComment, text string) 
 		return "", false, err
 	}
 	note := replyNote(origin, p.Slug, reply.PublicComment, c.PublicComment, actor)
+	// To its author, cc the blog's followers, as the Note is addressed.
 	if inbox := actor.deliveryInbox(); inbox != "" {
-		if err := b.deliver(ctx, createNote(origin, note), []string{inbox}); err != nil {
+		if err := b.deliverWithFollowers(ctx, createNote(origin, note), []string{inbox}); err != nil {
 			// The reply is on the site; its delivery is the queue's to
 			// retry, and a failure to queue is logged.
 			b.logger.Error("blog: federation: deliver a reply", "comment", reply.ID, "to", actor.ID, "err", err)

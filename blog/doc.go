@@ -128,7 +128,7 @@
 // group, the key pair made once, the origin IRIs are built of, signed
 // requests, the remote actor type) with federation_store.go. The
 // publishing side sends posts as Articles and delivers every activity by
-// jobs (federation_delivery.go: deliver, deliverToFollowers). The inbox
+// jobs (federation_delivery.go: deliver, deliverWithFollowers). The inbox
 // (federation_inbox.go, federation_inbox_store.go) verifies and takes
 // follows, replies (pending comments), likes and boosts;
 // federation_remote.go and federation_remote_store.go fetch, keep and

@@ -263,6 +263,11 @@ func TestFederationConsoleReplyToAFediverseComment(t *testing.T) {
 		t.Fatalf("refused replies stored %d comments", n)
 	}
 
+	// A follower of the blog on another server: the Note is cc the
+	// followers.
+	other := fedtest.New(t)
+	fan := other.Actor("fan")
+	e.addFollower(fan.ID, other.Host, "accepted", time.Now())
 	res2 := e.admin.PostForm("/console/blog/comments/"+approved+"/reply", "form_token", tok, "content", "Thank you!\nReally.\n\n<3 & more", "status", "all", "page", "1")
 	if res2.Expect(303).Location() != "/console/blog/comments?status=all" {
 		t.Errorf("back to %q", res2.Location())
@@ -328,6 +333,20 @@ func TestFederationConsoleReplyToAFediverseComment(t *testing.T) {
 	if err := json.Unmarshal(got.Body, &raw); err != nil || raw["@context"] != activitypub.ActivityStreamsContext {
 		t.Errorf("@context: %s", got.Body)
 	}
+	// The Create of the Note reaches its author's server and the
+	// followers' servers, signed by the blog.
+	for _, s := range []*fedtest.Server{srv, other} {
+		s.WaitFor(t, "the Create of the reply", func(ds []fedtest.Delivery) bool {
+			for _, d := range fedtest.OfType(ds, "Create") {
+				if d.Verified == nil && d.Activity.Object.Object != nil && d.Activity.Object.Object.ID == apID &&
+					d.Activity.Object.Object.InReplyTo.ID == alicesNote {
+					return true
+				}
+			}
+			return false
+		})
+	}
+
 	// Only the blog's replies are served, and only while federation is on.
 	c.Do("GET", "/ap/comments/"+approved, nil).Expect(404)
 	c.Do("GET", "/ap/comments/nope", nil).Expect(404)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -463,18 +464,32 @@ func (b *Blog) deliver(ctx context.Context, activity *activitypub.Object, inboxe
 	return nil
 }
 
-// deliverToFollowers stores activity and queues its delivery to every
-// accepted follower, one per distinct inbox (a server's shared inbox
-// serves all its followers), through one fan-out job.
-func (b *Blog) deliverToFollowers(ctx context.Context, activity *activitypub.Object) error {
+// deliverWithFollowers stores activity and queues its delivery to each
+// of inboxes and to every accepted follower, one per distinct inbox (a
+// server's shared inbox serves all its followers), through one fan-out
+// job: what a reply addressed to its author, cc the followers, needs. An
+// inbox that is also a follower's is queued once while both are pending.
+func (b *Blog) deliverWithFollowers(ctx context.Context, activity *activitypub.Object, inboxes []string) error {
 	id, body, err := b.prepareActivity(ctx, activity)
 	if err != nil {
 		return err
 	}
-	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error { return b.queueToFollowers(ctx, tx, id, body) })
+	var subjects []string
+	for _, in := range inboxes {
+		if in != "" && !slices.Contains(subjects, id+" "+in) {
+			subjects = append(subjects, id+" "+in)
+		}
+	}
+	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		if err := b.queueToFollowers(ctx, tx, id, body); err != nil {
+			return err
+		}
+		return b.fed.deliver.jobs.EnqueueAll(ctx, tx, subjects)
+	})
 	if err != nil {
 		return err
 	}
+	b.fed.deliver.notify()
 	b.fed.fanout.notify()
 	return nil
 }
