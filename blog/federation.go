@@ -162,7 +162,7 @@ func (b *Blog) noteFedOrigin(ctx context.Context) error {
 	return nil
 }
 
-// The blog's IRIs under an origin (decisions §11: everything under /ap/;
+// The blog's IRIs under an origin (docs/federation.md#addresses: everything under /ap/;
 // a post's object is its canonical URL).
 func actorIRI(origin string) string       { return origin + "/ap/actor" }
 func actorKeyID(origin string) string     { return actorIRI(origin) + "#main-key" }
@@ -176,7 +176,7 @@ func postIRI(origin, slug string) string  { return origin + "/posts/" + url.Path
 // fedClient is the outbound client of every fetch and delivery:
 // loopback, private and link-local addresses are refused unless
 // Deps.FederationAllow names them, plain http unless
-// Deps.FederationAllowHTTP (decisions §11), with small bounds.
+// Deps.FederationAllowHTTP (docs/federation.md#limits), with small bounds.
 func newFedClient(allow outbound.Allowlist, allowHTTP bool) *outbound.Client {
 	return outbound.New(outbound.Options{
 		Allow:        allow,
