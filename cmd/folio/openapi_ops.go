@@ -323,8 +323,8 @@ func operations() map[string]operation {
 		"GET /api/v1/tus/{id}": {id: "tusResult", summary: "A finished resumable upload's file, as POST /api/v1/upload answers it", tag: "uploads", auth: user,
 			description: "An unfinished upload answers 409; a finished one is kept a day. HEAD is the tus offset request: `Upload-Offset`, `Upload-Length`, " +
 				"`Upload-Metadata`, `Upload-Expires` and `Cache-Control: no-store`, errors without a body.",
-			params:      tusHeaders(),
-			responses:   responses(okLsky(ref("UploadResult")), tusErrs(401, 404, 409, 412))},
+			params:    tusHeaders(),
+			responses: responses(okLsky(ref("UploadResult")), tusErrs(401, 404, 409, 412))},
 		"DELETE /api/v1/tus/{id}": {id: "tusDelete", summary: "Remove a resumable upload (tus termination)", tag: "uploads", auth: user,
 			params:    tusHeaders(),
 			responses: responses(tusOK(204, "Removed with the bytes received."), tusErrs(401, 403, 404, 412))},
