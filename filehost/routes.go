@@ -24,8 +24,10 @@ func (s *Service) Routes(rt *httpx.Router) {
 	tusUser := func(h httpx.HandlerFunc) http.Handler {
 		return tusResumable(s.auth.RequireUser(httpx.FileAPI)(tusVersion(tusHandle(h))))
 	}
+	api.Handle("OPTIONS /api/v1/tus", tusResumable(http.HandlerFunc(s.handleTusOptions)))
 	api.Handle("OPTIONS /api/v1/tus/{$}", tusResumable(http.HandlerFunc(s.handleTusOptions)))
 	api.Handle("OPTIONS /api/v1/tus/{id}", tusResumable(http.HandlerFunc(s.handleTusOptions)))
+	api.HandleBody("POST /api/v1/tus", s.tusBodyLimit(), tusUser(s.handleTusCreate))
 	api.HandleBody("POST /api/v1/tus/{$}", s.tusBodyLimit(), tusUser(s.handleTusCreate))
 	api.HandleBody("PATCH /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusPatch))
 	api.HandleBody("POST /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusOverride))

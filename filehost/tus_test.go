@@ -49,7 +49,7 @@ func TestTusChunkedUploadAnswersAsAnUpload(t *testing.T) {
 
 func TestTusOptionsDescribesTheServer(t *testing.T) {
 	e := newTestEnv(t)
-	for _, path := range []string{"/api/v1/tus/", "/api/v1/tus/" + "0190aaaa-0000-7000-8000-000000000000"} {
+	for _, path := range []string{"/api/v1/tus/", "/api/v1/tus", "/api/v1/tus/" + "0190aaaa-0000-7000-8000-000000000000"} {
 		r := e.c.Do(http.MethodOptions, path, nil).Expect(http.StatusNoContent)
 		h := r.Header
 		if h.Get(tus.HeaderResumable) != "1.0.0" || h.Get(tus.HeaderVersion) != "1.0.0" ||
@@ -192,9 +192,10 @@ func TestTusCreationWithUpload(t *testing.T) {
 	if got := tusResult(t, alice, path); got.Size != int64(len(content)) {
 		t.Fatalf("result %+v", got)
 	}
-	// A whole file in the creation request is finished at once.
+	// A whole file in the creation request is finished at once; the
+	// endpoint answers without its slash too.
 	whole := pngBytes(t, 21, 20)
-	r = alice.Do(http.MethodPost, "/api/v1/tus/", whole, tus.HeaderResumable, tus.Version,
+	r = alice.Do(http.MethodPost, "/api/v1/tus", whole, tus.HeaderResumable, tus.Version,
 		tus.HeaderUploadLength, strconv.Itoa(len(whole)), tus.HeaderUploadMetadata, tus.EncodeMetadata(md), "Content-Type", tus.ContentType)
 	if got := tusResult(t, alice, tusPath(t, r)); got.Size != int64(len(whole)) {
 		t.Fatalf("result %+v", got)

@@ -303,10 +303,10 @@ func operations() map[string]operation {
 			body:        &requestBody{mediaType: "multipart/form-data", schema: ref("UploadForm"), required: true},
 			responses:   responses(okLsky(ref("UploadResult")), errsLsky(400, 403, 409, 413, 415, 429, 507))},
 		// Resumable uploads (docs/filehost.md#resumable-uploads-tus).
-		"OPTIONS /api/v1/tus/":     tusDiscovery("tusOptions"),
+		"OPTIONS /api/v1/tus":      tusDiscovery("tusOptions"),
 		"OPTIONS /api/v1/tus/{id}": tusDiscovery("tusOptionsUpload"),
-		"POST /api/v1/tus/": {id: "tusCreate", summary: "Create a resumable upload (tus creation, creation-with-upload)", tag: "uploads", auth: user,
-			description: "`Upload-Length` (required; `Upload-Defer-Length` is refused), `Upload-Metadata` (`filename`, `filetype`, and the fields of an upload: " +
+		"POST /api/v1/tus": {id: "tusCreate", summary: "Create a resumable upload (tus creation, creation-with-upload)", tag: "uploads", auth: user,
+			description: "Also at `/api/v1/tus/`, the address tus clients are usually given. `Upload-Length` (required; `Upload-Defer-Length` is refused), `Upload-Metadata` (`filename`, `filetype`, and the fields of an upload: " +
 				"`album_id`, `visibility`, `permission`, `expires_in`, `expires_at`), checked as an upload is. A body in `application/offset+octet-stream` is the first chunk.",
 			params:    append(tusHeaders(), headerParam("Upload-Length", integer(""), "The upload's size in bytes.", true), headerParam("Upload-Metadata", stringOf(""), "Comma-separated `key base64value` pairs.", false)),
 			body:      &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}},
@@ -317,7 +317,7 @@ func operations() map[string]operation {
 			body:        &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}, required: true},
 			responses:   responses(tusOK(204, "Stored: the new `Upload-Offset`."), tusErrs(400, 401, 403, 404, 409, 412, 413, 415, 460, 507))},
 		"POST /api/v1/tus/{id}": {id: "tusOverride", summary: "PATCH, DELETE, HEAD or GET through X-HTTP-Method-Override", tag: "uploads", auth: user,
-			params:    append(tusHeaders(), headerParam("X-HTTP-Method-Override", enum("PATCH", "DELETE", "HEAD", "GET"), "The method meant.", true)),
+			params:    append(tusHeaders(), headerParam("X-HTTP-Method-Override", enum("", "PATCH", "DELETE", "HEAD", "GET"), "The method meant.", true)),
 			body:      &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}},
 			responses: responses(tusOK(200, "As the method meant answers."), tusOK(204, "As the method meant answers."), tusErrs(400, 401, 403, 404, 405, 409, 412, 413, 415, 460, 507))},
 		"GET /api/v1/tus/{id}": {id: "tusResult", summary: "A finished resumable upload's file, as POST /api/v1/upload answers it", tag: "uploads", auth: user,
@@ -665,7 +665,7 @@ func headerParam(name string, s schema, description string, required bool) schem
 }
 
 func tusHeaders() []schema {
-	return []schema{headerParam("Tus-Resumable", enum("1.0.0"), "The protocol version; any other is a 412.", true)}
+	return []schema{headerParam("Tus-Resumable", enum("", "1.0.0"), "The protocol version; any other is a 412.", true)}
 }
 
 func tusResumable() map[string]any {
