@@ -241,6 +241,14 @@ func (s *Service) finishTus(ctx context.Context, u *tusUpload, base string) (rec
 		return nil, err
 	}
 	keys, intents, err := s.finishTusRecord(ctx, u.ID, rec.ID, s.now().Add(tusLifetime))
+	if errors.Is(err, errTusMoved) {
+		// Two requests finished it at once (an empty PATCH at the end
+		// beside the last chunk): the other's file stands, this one goes.
+		if _, derr := s.deleteFiles(ctx, u.UserID, []string{rec.ID}); derr != nil {
+			s.log.Error("delete the file of a tus upload finished twice", "id", rec.ID, "err", derr)
+		}
+		return nil, errTusOffset
+	}
 	if err != nil {
 		return nil, err
 	}

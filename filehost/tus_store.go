@@ -136,16 +136,26 @@ func (s *Service) dropTusPartsTx(ctx context.Context, tx *sqlstore.Tx, id string
 }
 
 // finishTusRecord records the file an upload became and drops its parts,
-// keeping the row until keepUntil for GET.
+// keeping the row until keepUntil for GET; errTusMoved when another
+// request finished it first.
 func (s *Service) finishTusRecord(ctx context.Context, id, fileID string, keepUntil time.Time) (keys, intents []string, err error) {
 	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		if _, err := tx.Exec(ctx, "UPDATE tus_uploads SET file_id = $1, expires_at = $2 WHERE id = $3",
-			fileID, sqlstore.FromTime(keepUntil), id); err != nil {
+		res, err := tx.Exec(ctx, "UPDATE tus_uploads SET file_id = $1, expires_at = $2 WHERE id = $3 AND file_id IS NULL",
+			fileID, sqlstore.FromTime(keepUntil), id)
+		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return errTusMoved
 		}
 		keys, intents, err = s.dropTusPartsTx(ctx, tx, id)
 		return err
 	})
+	if errors.Is(err, errTusMoved) {
+		return nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("filehost: finish tus upload: %w", err)
 	}

@@ -405,3 +405,29 @@ func TestTusMethodOverride(t *testing.T) {
 	tusHead(alice, path).Expect(http.StatusNotFound)
 	e.expectClean()
 }
+
+func TestTusIsFinishedOnce(t *testing.T) {
+	e := newTestEnv(t)
+	aliceID, alice := e.newUser("alice", 0)
+	content := pngBytes(t, 6, 6)
+	path := tusPath(t, tusCreate(alice, len(content), map[string]string{"filename": "f.png"}))
+	ctx := context.Background()
+	u, err := e.svc.tusOwned(ctx, path[len("/api/v1/tus/"):], aliceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.writeTusChunk(ctx, u, 0, bytes.NewReader(content), nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := e.svc.finishTus(ctx, u, "http://x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.svc.finishTusRecord(ctx, u.ID, rec.ID, time.Now().Add(time.Hour)); !errors.Is(err, errTusMoved) {
+		t.Fatalf("a second finish of the upload: %v, want errTusMoved", err)
+	}
+	if got := tusResult(t, alice, path); got.ID != rec.ID {
+		t.Fatalf("GET gives %s, want %s", got.ID, rec.ID)
+	}
+	e.expectClean()
+}
