@@ -220,6 +220,10 @@ func documentedAs() map[string][]string {
 		"GET /api/v1/posts/{id}/{sub}":       {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
 		"OPTIONS /api/v1/posts/{id}/{sub}":   {"OPTIONS /api/v1/posts/slug/{slug}", "OPTIONS /api/v1/posts/{id}/comments"},
 		"GET /api/v1/admin/posts/{id}/{sub}": {"GET /api/v1/admin/posts/slug/{slug}", "GET /api/v1/admin/posts/{id}/revisions"},
+		// tus clients are given the endpoint with its slash; the document
+		// names paths without one (docs/filehost.md#resumable-uploads-tus).
+		"POST /api/v1/tus/{$}":    {"POST /api/v1/tus"},
+		"OPTIONS /api/v1/tus/{$}": {"OPTIONS /api/v1/tus"},
 	}
 }
 
