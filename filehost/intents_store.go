@@ -125,7 +125,8 @@ func thumbObject(key string) (string, bool) {
 }
 
 // referenced reports whether a record still points at key: it is an
-// object's storage key, or the thumbnail of an object that exists. Bytes
+// object's storage key, the thumbnail of an object that exists, or a part
+// of a resumable upload. Bytes
 // are deleted only after this says no.
 func referenced(ctx context.Context, q sqlstore.Querier, key string) (bool, error) {
 	var one int
@@ -140,6 +141,16 @@ func referenced(ctx context.Context, q sqlstore.Querier, key string) (bool, erro
 	}
 	if !errors.Is(err, sqlstore.ErrNotFound) {
 		return false, fmt.Errorf("filehost: is %s referenced: %w", key, err)
+	}
+	if strings.HasPrefix(key, tusDir+"/") {
+		err = q.QueryRow(ctx, "SELECT 1 FROM tus_parts WHERE storage_key = $1", key).Scan(&one)
+		if errors.Is(err, sqlstore.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("filehost: is %s referenced: %w", key, err)
+		}
+		return true, nil
 	}
 	id, ok := thumbObject(key)
 	if !ok {

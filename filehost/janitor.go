@@ -45,10 +45,12 @@ type JanitorReport struct {
 	Spools []string
 	// Forgotten counts registry rows of dead processes removed.
 	Forgotten int
+	// TusExpired counts expired resumable uploads removed.
+	TusExpired int
 }
 
 func (r JanitorReport) empty() bool {
-	return r.Settled == 0 && len(r.Temps) == 0 && len(r.Spools) == 0 && r.Forgotten == 0
+	return r.Settled == 0 && len(r.Temps) == 0 && len(r.Spools) == 0 && r.Forgotten == 0 && r.TusExpired == 0
 }
 
 // RunJanitor runs a janitor pass every minute until ctx ends (cmd/folio
@@ -88,7 +90,7 @@ func (s *Service) JanitorPass(ctx context.Context) (JanitorReport, error) {
 	rep.Ran = true
 	if !rep.empty() {
 		s.log.Info("janitor: settled what dead processes left", "intents", rep.Settled, "rolled_back", rep.RolledBack,
-			"deleted", len(rep.Deleted), "kept_referenced", rep.Kept, "temps", len(rep.Temps), "spools", len(rep.Spools), "instances", rep.Forgotten)
+			"deleted", len(rep.Deleted), "kept_referenced", rep.Kept, "temps", len(rep.Temps), "spools", len(rep.Spools), "instances", rep.Forgotten, "tus_expired", rep.TusExpired)
 	}
 	return rep, err
 }
@@ -135,6 +137,11 @@ func (s *Service) tidy(ctx context.Context, live sqlstore.Liveness) (JanitorRepo
 			break
 		}
 		after = batch[len(batch)-1].ID
+	}
+	// Expired resumable uploads first: their parts' 'delete' intents are
+	// settled by this process at once.
+	if err := s.sweepTus(ctx, now, &rep); err != nil {
+		return rep, err
 	}
 	temps, err := s.store.Temps(ctx)
 	if err != nil {

@@ -20,6 +20,17 @@ func (s *Service) Routes(rt *httpx.Router) {
 	api.HandleBody("POST /api/v1/upload", s.uploadBodyLimit(1, httpx.Lsky), lsky(httpx.Lsky.Handle(s.handleUpload)))
 	api.HandleBody("POST /api/v1/public/upload", s.uploadBodyLimit(1, httpx.Lsky), httpx.Lsky.Handle(s.handleGuestUpload))
 
+	// Resumable uploads (docs/filehost.md#resumable-uploads-tus).
+	tusUser := func(h httpx.HandlerFunc) http.Handler { return tusProtocol(s.auth.RequireUser(httpx.FileAPI)(tusHandle(h))) }
+	api.Handle("OPTIONS /api/v1/tus/{$}", tusProtocol(http.HandlerFunc(s.handleTusOptions)))
+	api.Handle("OPTIONS /api/v1/tus/{id}", tusProtocol(http.HandlerFunc(s.handleTusOptions)))
+	api.HandleBody("POST /api/v1/tus/{$}", s.tusBodyLimit(), tusUser(s.handleTusCreate))
+	api.HandleBody("PATCH /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusPatch))
+	api.HandleBody("POST /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusOverride))
+	api.Handle("HEAD /api/v1/tus/{id}", tusUser(s.handleTusHead))
+	api.Handle("GET /api/v1/tus/{id}", tusUser(s.handleTusGet))
+	api.Handle("DELETE /api/v1/tus/{id}", tusUser(s.handleTusDelete))
+
 	api.Handle("GET /api/v1/files", user(httpx.FileAPI.Handle(s.handleListFiles)))
 	api.Handle("POST /api/v1/files/batch-delete", user(httpx.FileAPI.Handle(s.handleBatchDelete)))
 	api.Handle("GET /api/v1/files/{id}", user(httpx.FileAPI.Handle(s.handleGetFile)))
@@ -66,6 +77,8 @@ func (s *Service) Routes(rt *httpx.Router) {
 
 	api.Fallback("/api/v1/upload")
 	api.Fallback("/api/v1/upload/")
+	api.Fallback("/api/v1/tus")
+	api.Fallback("/api/v1/tus/")
 	api.Fallback("/api/v1/files")
 	api.Fallback("/api/v1/files/")
 	api.Fallback("/api/v1/auth")
@@ -132,6 +145,17 @@ func (s *Service) uploadBodyLimit(maxFiles int, env httpx.Envelope) httpx.BodyLi
 			return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, maxFiles)
 		},
 		Env: &env,
+		Err: httpError(errFileTooLarge),
+	}
+}
+
+// tusBodyLimit bounds a tus request's body: a chunk is at most the
+// maximum file size.
+func (s *Service) tusBodyLimit() httpx.BodyLimit {
+	return httpx.BodyLimit{
+		Max: func(r *http.Request) int64 {
+			return bodyLimit(s.settings.Get(r.Context()).Upload.MaxFileSize, 1)
+		},
 		Err: httpError(errFileTooLarge),
 	}
 }

@@ -127,5 +127,31 @@ func migrations() []sqlstore.Migration {
 				CHECK (visibility IN ('public', 'unlisted', 'restricted'))`,
 			`UPDATE files SET visibility = 'public' WHERE is_public`,
 		)},
+		// Resumable uploads (docs/filehost.md#resumable-uploads-tus): an
+		// upload's row, and one row per part object its chunks were stored
+		// as, so that assembling or deleting it lists no storage. user_id
+		// has no foreign key: an account's deletion must not drop the part
+		// rows that name stored bytes; the janitor removes them on expiry.
+		{Name: "tus uploads", Up: sqlstore.Statements(
+			`CREATE TABLE tus_uploads (
+				id {{uuid}} PRIMARY KEY,
+				user_id {{uuid}} NOT NULL,
+				upload_length BIGINT NOT NULL,
+				upload_offset BIGINT NOT NULL DEFAULT 0,
+				metadata TEXT NOT NULL,
+				file_id {{uuid}},
+				created_at BIGINT NOT NULL,
+				expires_at BIGINT NOT NULL
+			)`,
+			`CREATE INDEX tus_uploads_expires ON tus_uploads (expires_at)`,
+			`CREATE TABLE tus_parts (
+				upload_id {{uuid}} NOT NULL REFERENCES tus_uploads (id),
+				part_offset BIGINT NOT NULL,
+				size BIGINT NOT NULL,
+				storage_key TEXT NOT NULL,
+				PRIMARY KEY (upload_id, part_offset)
+			)`,
+			`CREATE UNIQUE INDEX tus_parts_key ON tus_parts (storage_key)`,
+		)},
 	}
 }

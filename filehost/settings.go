@@ -119,6 +119,13 @@ func ValidatePathPattern(p string) error {
 		return fmt.Errorf("must not start with a folder that may be named %s (the folder of thumbnails), as %s may be",
 			thumbDir, segs[0])
 	}
+	if len(segs) > 1 && mayName(segs[0], tusDir) {
+		if strings.EqualFold(segs[0], tusDir) {
+			return errors.New("must not put files in the " + tusDir + " folder, which holds resumable uploads")
+		}
+		return fmt.Errorf("must not start with a folder that may be named %s (the folder of resumable uploads), as %s may be",
+			tusDir, segs[0])
+	}
 	return nil
 }
 
