@@ -115,16 +115,17 @@
 
   // show moves the bar and the line under it: percent, bytes and the
   // average speed since this page started sending the file (a resumed
-  // upload counts from where it resumed).
-  function show(item, sent, total, base) {
+  // upload counts from where it resumed). The bar stops at 99% until the
+  // server has answered.
+  function show(item, sent, total, base, done) {
     const now = performance.now();
     if (!item.started) {
       item.started = now;
       item.base = base || 0;
     }
-    const pct = total > 0 ? Math.min(99, Math.floor((sent * 100) / total)) : 0;
+    const pct = done ? 100 : total > 0 ? Math.min(99, Math.floor((sent * 100) / total)) : 0;
     item.progress.value = pct;
-    if (now - item.lastShown < 250 && sent < total) return;
+    if (now - item.lastShown < 250 && !done) return;
     item.lastShown = now;
     const secs = (now - item.started) / 1000;
     const speed = secs > 0.2 ? " · " + ((sent - item.base) / 1e6 / secs).toFixed(1) + " MB/s" : "";
@@ -161,6 +162,7 @@
         body = null;
       }
       if (xhr.status === 200 && body && body.status && body.data && body.data.links) {
+        show(item, item.file.size, item.file.size, 0, true);
         succeed(item, body.data.links);
       } else if (body && body.message) {
         fail(item, sentence(body.message));
@@ -204,7 +206,7 @@
       onProgress: (sent, total) => show(item, sent, total),
     }).then((body) => {
       if (body && body.status && body.data && body.data.links) {
-        item.stats.textContent = "100% · " + megabytes(f.size);
+        show(item, f.size, f.size, 0, true);
         succeed(item, body.data.links);
       } else {
         fail(item, sentence((body && body.message) || "The upload failed"));
