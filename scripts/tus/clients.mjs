@@ -270,22 +270,26 @@ async function stepUppy(ctx) {
   const bundle = readFileSync(require.resolve("uppy/dist/uppy.min.js"));
   const { context, page, problems } = await newBrowserPage(ctx, BASE);
   try {
-    // The bundle and the file are answered by the test itself under
-    // Folio's origin, so the page's CSP (script-src 'self') stays as it is.
-    await page.route(BASE + "/__tus-test__/**", (route) => {
-      const p = new URL(route.request().url()).pathname;
-      if (p.endsWith("/uppy.min.js")) return route.fulfill({ status: 200, contentType: "text/javascript", body: bundle });
-      if (p.endsWith("/file.bin")) return route.fulfill({ status: 200, contentType: "application/octet-stream", body: file.bytes });
-      return route.fulfill({ status: 404, body: "" });
-    });
+    // The bundle is answered by the test itself under Folio's origin, so
+    // the page's CSP (script-src 'self') stays as it is.
+    await page.route(BASE + "/__tus-test__/uppy.min.js",
+      (route) => route.fulfill({ status: 200, contentType: "text/javascript", body: bundle }));
     await page.goto(BASE + "/console/upload");
     await page.addScriptTag({ url: BASE + "/__tus-test__/uppy.min.js" });
+    // The file is chosen as a person would, in a file input of our own.
+    await page.evaluate(() => {
+      const input = document.createElement("input");
+      input.type = "file";
+      input.id = "tus-test-file";
+      document.body.appendChild(input);
+    });
+    await page.setInputFiles("#tus-test-file", file.path);
     const got = await page.evaluate(async ({ name }) => {
-      const blob = await (await fetch("/__tus-test__/file.bin")).blob();
+      const blob = document.getElementById("tus-test-file").files[0];
       const U = window.Uppy;
       const uppy = new U.Uppy({ autoProceed: false }).use(U.Tus, {
         endpoint: "/api/v1/tus/",
-        chunkSize: 2 << 20,
+        chunkSize: 4 << 20,
         retryDelays: [0, 500, 1000],
         allowedMetaFields: ["filename", "filetype"],
       });
