@@ -21,14 +21,15 @@ func (s *Service) Routes(rt *httpx.Router) {
 	api.HandleBody("POST /api/v1/public/upload", s.uploadBodyLimit(1, httpx.Lsky), httpx.Lsky.Handle(s.handleGuestUpload))
 
 	// Resumable uploads (docs/filehost.md#resumable-uploads-tus).
-	tusUser := func(h httpx.HandlerFunc) http.Handler { return tusProtocol(s.auth.RequireUser(httpx.FileAPI)(tusHandle(h))) }
-	api.Handle("OPTIONS /api/v1/tus/{$}", tusProtocol(http.HandlerFunc(s.handleTusOptions)))
-	api.Handle("OPTIONS /api/v1/tus/{id}", tusProtocol(http.HandlerFunc(s.handleTusOptions)))
+	tusUser := func(h httpx.HandlerFunc) http.Handler {
+		return tusResumable(s.auth.RequireUser(httpx.FileAPI)(tusVersion(tusHandle(h))))
+	}
+	api.Handle("OPTIONS /api/v1/tus/{$}", tusResumable(http.HandlerFunc(s.handleTusOptions)))
+	api.Handle("OPTIONS /api/v1/tus/{id}", tusResumable(http.HandlerFunc(s.handleTusOptions)))
 	api.HandleBody("POST /api/v1/tus/{$}", s.tusBodyLimit(), tusUser(s.handleTusCreate))
 	api.HandleBody("PATCH /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusPatch))
 	api.HandleBody("POST /api/v1/tus/{id}", s.tusBodyLimit(), tusUser(s.handleTusOverride))
-	api.Handle("HEAD /api/v1/tus/{id}", tusUser(s.handleTusHead))
-	api.Handle("GET /api/v1/tus/{id}", tusUser(s.handleTusGet))
+	api.Handle("GET /api/v1/tus/{id}", tusUser(s.handleTusGet)) // and HEAD
 	api.Handle("DELETE /api/v1/tus/{id}", tusUser(s.handleTusDelete))
 
 	api.Handle("GET /api/v1/files", user(httpx.FileAPI.Handle(s.handleListFiles)))

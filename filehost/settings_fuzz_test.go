@@ -17,8 +17,8 @@ import (
 
 // FuzzPathPattern: whatever the pattern, ValidatePathPattern never panics,
 // and a pattern it accepts gives, for any content, extension and date, a
-// key the store accepts, outside the store's and the thumbnails' folders,
-// that a real local store commits.
+// key the store accepts, outside the store's, the thumbnails' and the
+// resumable uploads' folders, that a real local store commits.
 func FuzzPathPattern(f *testing.F) {
 	for _, p := range []string{
 		DefaultPathPattern,
@@ -30,6 +30,7 @@ func FuzzPathPattern(f *testing.F) {
 		strings.Repeat("a/", 600) + "{uuid}",
 		"{md5}\x00",
 		"thumbs/{uuid}",
+		"tus/{uuid}",
 		"{ext}/{uuid}",
 		strings.Repeat("d/", 15) + "{uuid}",
 		"v1.2/{md5}",
@@ -61,7 +62,7 @@ func FuzzPathPattern(f *testing.F) {
 			t.Fatalf("accepted pattern %q gives refused key: %v", pattern, err)
 		}
 		first, _, nested := strings.Cut(key, "/")
-		if strings.HasPrefix(first, ".") || nested && strings.EqualFold(first, thumbDir) {
+		if strings.HasPrefix(first, ".") || nested && (strings.EqualFold(first, thumbDir) || strings.EqualFold(first, tusDir)) {
 			t.Fatalf("accepted pattern %q gives key %q in a reserved folder", pattern, key)
 		}
 		w, err := store.Begin(ctx)

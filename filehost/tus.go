@@ -139,6 +139,9 @@ func (s *Service) writeTusChunk(ctx context.Context, u *tusUpload, offset int64,
 	if offset != u.Offset || u.FileID != "" {
 		return 0, errTusOffset
 	}
+	// A client that goes away cancels the request's context; the bytes
+	// that came are still stored and recorded.
+	ctx = context.WithoutCancel(ctx)
 	w, err := s.store.Begin(ctx)
 	if err != nil {
 		return 0, httpx.Internal(err)

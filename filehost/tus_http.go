@@ -11,14 +11,21 @@ import (
 	"folio/httpx"
 )
 
-// tusProtocol wraps every tus route (docs/filehost.md#resumable-uploads-tus):
-// each answer says Tus-Resumable, and a request other than OPTIONS that
-// does not speak the version served is refused with 412 before anything
-// else, credentials included.
-func tusProtocol(next http.Handler) http.Handler {
+// tusResumable wraps every tus route (docs/filehost.md#resumable-uploads-tus):
+// each answer says Tus-Resumable.
+func tusResumable(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(tus.HeaderResumable, tus.Version)
-		if r.Method != http.MethodOptions && !tus.Supported(r.Header.Get(tus.HeaderResumable)) {
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tusVersion refuses with 412 a request that does not speak the version
+// served. It runs after the credentials are checked, so that a request
+// without them is a 401 as on every guarded route.
+func tusVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !tus.Supported(r.Header.Get(tus.HeaderResumable)) {
 			w.Header().Set(tus.HeaderVersion, tus.Version)
 			tusError(w, r, &httpx.Error{Status: http.StatusPreconditionFailed, Code: 41200,
 				Msg: "Tus-Resumable must be " + tus.Version})
@@ -182,8 +189,11 @@ func (s *Service) handleTusDelete(w http.ResponseWriter, r *http.Request) error 
 }
 
 // handleTusGet is GET /api/v1/tus/{id}: a finished upload's file, as
-// /api/v1/upload answers it.
+// /api/v1/upload answers it; and HEAD, which the GET pattern matches.
 func (s *Service) handleTusGet(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodHead {
+		return s.handleTusHead(w, r)
+	}
 	ctx := r.Context()
 	userID := auth.FromContext(ctx).UserID
 	u, err := s.tusOwned(ctx, r.PathValue("id"), userID)

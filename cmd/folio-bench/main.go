@@ -13,6 +13,12 @@
 //
 //	go run ./cmd/folio-bench memory -clients 500 -duration 60s
 //
+// `tus` uploads one large file through the resumable upload routes in
+// chunks and through /api/v1/upload on the same server, and prints the
+// throughput of each and their ratio:
+//
+//	go run ./cmd/folio-bench tus -size 256 -chunk 32
+//
 // `serve` starts a real folio process on a site of 100,000 posts and one
 // 200 KB image, measures requests a second for the image's short link, its
 // thumbnail, the cached classic home page and a middle page of the public
@@ -63,7 +69,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"tus": tusBench, "memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)
@@ -117,49 +123,13 @@ func run(sizeMiB int, dir string) error {
 		md5Time = time.Since(start)
 	}
 
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := sqlstore.Open(ctx, "sqlite", filepath.Join(dir, "folio.db"))
+	base, token, stop, err := benchServer(ctx, dir, int64(sizeMiB+1)<<20)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if err := db.MigrateCore(ctx); err != nil {
-		return err
-	}
-	set := filehost.DefaultUploadSettings()
-	set.MaxFileSize = int64(sizeMiB+1) << 20
-	reg := sqlstore.NewRegistry()
-	settings := filehost.RegisterSettings(reg, set)
-	if err := reg.Open(ctx, db); err != nil {
-		return err
-	}
-	hash, _ := bcrypt.GenerateFromPassword([]byte("bench password"), bcrypt.MinCost)
-	authSvc, err := auth.New(ctx, db, auth.Config{AdminEnabled: true, AdminUsername: "admin",
-		AdminPasswordHash: string(hash), BcryptCost: bcrypt.MinCost, Logger: logger})
-	if err != nil {
-		return err
-	}
-	store, err := storage.NewLocal(filepath.Join(dir, "files"))
-	if err != nil {
-		return err
-	}
-	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings, Store: store, Logger: logger})
-	if err != nil {
-		return err
-	}
-	routes := httpx.NewRouter()
-	fh.Routes(routes)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: httpx.Chain(routes, httpx.Proxies{Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Middleware),
-		ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	token, _ := authSvc.NewAccessToken(authSvc.AdminID())
+	defer stop()
 
-	upTime, body, err := upload("http://"+ln.Addr().String()+"/api/v1/upload", token, src)
+	upTime, body, err := upload(base+"/api/v1/upload", token, src)
 	if err != nil {
 		return err
 	}
@@ -173,6 +143,57 @@ func run(sizeMiB int, dir string) error {
 		md5Time.Seconds()/upTime.Seconds())
 	fmt.Printf("peak RSS (VmHWM, client and server in this process): %s\n", vmHWM())
 	return nil
+}
+
+// benchServer serves the file host on loopback over a SQLite database and
+// a local store under dir, with files up to maxFileSize; it returns the
+// base URL, the administrator's access token and how to stop it.
+func benchServer(ctx context.Context, dir string, maxFileSize int64) (base, token string, stop func(), err error) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := sqlstore.Open(ctx, "sqlite", filepath.Join(dir, "folio.db"))
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	if err := db.MigrateCore(ctx); err != nil {
+		return "", "", nil, err
+	}
+	set := filehost.DefaultUploadSettings()
+	set.MaxFileSize = maxFileSize
+	reg := sqlstore.NewRegistry()
+	settings := filehost.RegisterSettings(reg, set)
+	if err := reg.Open(ctx, db); err != nil {
+		return "", "", nil, err
+	}
+	hash, _ := bcrypt.GenerateFromPassword([]byte("bench password"), bcrypt.MinCost)
+	authSvc, err := auth.New(ctx, db, auth.Config{AdminEnabled: true, AdminUsername: "admin",
+		AdminPasswordHash: string(hash), BcryptCost: bcrypt.MinCost, Logger: logger})
+	if err != nil {
+		return "", "", nil, err
+	}
+	store, err := storage.NewLocal(filepath.Join(dir, "files"))
+	if err != nil {
+		return "", "", nil, err
+	}
+	fh, err := filehost.New(ctx, filehost.Deps{DB: db, Auth: authSvc, Settings: settings, Store: store, Logger: logger})
+	if err != nil {
+		return "", "", nil, err
+	}
+	routes := httpx.NewRouter()
+	fh.Routes(routes)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", nil, err
+	}
+	srv := &http.Server{Handler: httpx.Chain(routes, httpx.Proxies{Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Middleware),
+		ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	token, _ = authSvc.NewAccessToken(authSvc.AdminID())
+	return "http://" + ln.Addr().String(), token, func() { srv.Close(); db.Close() }, nil
 }
 
 // upload streams a multipart body from the file with a known length, as

@@ -36,7 +36,8 @@ var mayImport = map[string][]string{
 	"blog/linediff":         {},
 	"blog":                  {"auth", "blog/activitypub", "blog/ai", "blog/frontmatter", "blog/ghostdoc", "blog/htmltomd", "blog/httpsig", "blog/linediff", "httpx", "httpx/outbound", "sqlstore", "storage", "templates"},
 	"filehost/imagemeta":    {},
-	"filehost":              {"auth", "filehost/imagemeta", "httpx", "sqlstore", "storage", "templates"},
+	"filehost/tus":          {},
+	"filehost":              {"auth", "filehost/imagemeta", "filehost/tus", "httpx", "sqlstore", "storage", "templates"},
 	"cmd/folio":             {"auth", "blog", "blog/ai", "filehost", "httpx", "httpx/outbound", "sqlstore", "storage", "templates"},
 	"cmd/folio-bench":       {"auth", "blog", "blog/ai", "blog/httpsig", "filehost", "httpx", "sqlstore", "storage", "templates"},
 

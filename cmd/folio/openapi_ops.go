@@ -302,6 +302,32 @@ func operations() map[string]operation {
 			description: "While `upload.allow_guest_upload` is on; the file belongs to the guest user. Rate limited: 10 a minute per address.",
 			body:        &requestBody{mediaType: "multipart/form-data", schema: ref("UploadForm"), required: true},
 			responses:   responses(okLsky(ref("UploadResult")), errsLsky(400, 403, 409, 413, 415, 429, 507))},
+		// Resumable uploads (docs/filehost.md#resumable-uploads-tus).
+		"OPTIONS /api/v1/tus/":     tusDiscovery("tusOptions"),
+		"OPTIONS /api/v1/tus/{id}": tusDiscovery("tusOptionsUpload"),
+		"POST /api/v1/tus/": {id: "tusCreate", summary: "Create a resumable upload (tus creation, creation-with-upload)", tag: "uploads", auth: user,
+			description: "`Upload-Length` (required; `Upload-Defer-Length` is refused), `Upload-Metadata` (`filename`, `filetype`, and the fields of an upload: " +
+				"`album_id`, `visibility`, `permission`, `expires_in`, `expires_at`), checked as an upload is. A body in `application/offset+octet-stream` is the first chunk.",
+			params:    append(tusHeaders(), headerParam("Upload-Length", integer(""), "The upload's size in bytes.", true), headerParam("Upload-Metadata", stringOf(""), "Comma-separated `key base64value` pairs.", false)),
+			body:      &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}},
+			responses: responses(tusOK(201, "Created: `Location` names the upload; `Upload-Offset` when a first chunk came."), tusErrs(400, 401, 403, 409, 412, 413, 415, 460, 507))},
+		"PATCH /api/v1/tus/{id}": {id: "tusPatch", summary: "Send the chunk at Upload-Offset", tag: "uploads", auth: user,
+			description: "The chunk that completes the upload stores its file, as `POST /api/v1/upload` does; its errors (a type not allowed, the quota) remove the upload.",
+			params:      append(tusHeaders(), headerParam("Upload-Offset", integer(""), "Where the chunk starts: the upload's offset.", true), headerParam("Upload-Checksum", stringOf(""), "`md5` or `sha1` and the chunk's base64 digest.", false)),
+			body:        &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}, required: true},
+			responses:   responses(tusOK(204, "Stored: the new `Upload-Offset`."), tusErrs(400, 401, 403, 404, 409, 412, 413, 415, 460, 507))},
+		"POST /api/v1/tus/{id}": {id: "tusOverride", summary: "PATCH, DELETE, HEAD or GET through X-HTTP-Method-Override", tag: "uploads", auth: user,
+			params:    append(tusHeaders(), headerParam("X-HTTP-Method-Override", enum("PATCH", "DELETE", "HEAD", "GET"), "The method meant.", true)),
+			body:      &requestBody{mediaType: "application/offset+octet-stream", schema: schema{"type": "string", "format": "binary"}},
+			responses: responses(tusOK(200, "As the method meant answers."), tusOK(204, "As the method meant answers."), tusErrs(400, 401, 403, 404, 405, 409, 412, 413, 415, 460, 507))},
+		"GET /api/v1/tus/{id}": {id: "tusResult", summary: "A finished resumable upload's file, as POST /api/v1/upload answers it", tag: "uploads", auth: user,
+			description: "An unfinished upload answers 409; a finished one is kept a day. HEAD is the tus offset request: `Upload-Offset`, `Upload-Length`, " +
+				"`Upload-Metadata`, `Upload-Expires` and `Cache-Control: no-store`, errors without a body.",
+			params:    tusHeaders(),
+			responses: responses(okLsky(ref("UploadResult")), tusErrs(401, 404, 409, 412))},
+		"DELETE /api/v1/tus/{id}": {id: "tusDelete", summary: "Remove a resumable upload (tus termination)", tag: "uploads", auth: user,
+			params:    tusHeaders(),
+			responses: responses(tusOK(204, "Removed with the bytes received."), tusErrs(401, 403, 404, 412))},
 		"GET /api/v1/images": {id: "lskyListImages", summary: "The caller's files, newest first (Lsky Pro)", tag: "lsky", auth: user,
 			params:    []schema{pageParam(), queryParam("per_page", integer(""), "Items a page: at most 100, default 20."), keywordParam()},
 			responses: responses(okLsky(ref("LskyImagePage")), errsLsky(400, 401))},
@@ -630,4 +656,56 @@ func listCommentsOp() operation {
 	return operation{id: "listPostComments", summary: "A public post's approved comments", tag: "comments",
 		params:    []schema{pageParam(), pageSizeParam(20)},
 		responses: responses(okB(http.StatusOK, pageB("PublicComment")), errsB(400, 404))}
+}
+
+// The tus operations' parts (docs/filehost.md#resumable-uploads-tus).
+
+func headerParam(name string, s schema, description string, required bool) schema {
+	return schema{"name": name, "in": "header", "required": required, "description": description, "schema": s}
+}
+
+func tusHeaders() []schema {
+	return []schema{headerParam("Tus-Resumable", enum("1.0.0"), "The protocol version; any other is a 412.", true)}
+}
+
+func tusResumable() map[string]any {
+	return map[string]any{"Tus-Resumable": schema{"description": "`1.0.0`, on every answer.", "schema": stringOf("")}}
+}
+
+func tusOK(status int, description string) response {
+	return response{status: status, description: description, headers: tusResumable()}
+}
+
+func tusDiscovery(id string) operation {
+	h := tusResumable()
+	for _, k := range []string{"Tus-Version", "Tus-Extension", "Tus-Max-Size", "Tus-Checksum-Algorithm"} {
+		h[k] = schema{"schema": stringOf("")}
+	}
+	return operation{id: id, summary: "What the tus server supports", tag: "uploads",
+		description: "`Tus-Version: 1.0.0`, `Tus-Extension: creation,creation-with-upload,termination,checksum,expiration`, `Tus-Max-Size` (the maximum file size), `Tus-Checksum-Algorithm: md5,sha1`; no credentials needed.",
+		responses:   responses(response{status: 204, description: "The server's tus support.", headers: h})}
+}
+
+func tusErrText(status int) string {
+	switch status {
+	case 409:
+		return "`Upload-Offset` is not the upload's offset (or another request moved it first), or GET of an unfinished upload."
+	case 412:
+		return "`Tus-Resumable` is missing or not `1.0.0`; `Tus-Version` names the one served."
+	case 413:
+		return "`Upload-Length` over the maximum file size, or a chunk beyond `Upload-Length`."
+	case 415:
+		return "The body is not `application/offset+octet-stream`, or the file type is not allowed."
+	case 460:
+		return "The chunk does not match its `Upload-Checksum`: it was discarded."
+	}
+	return errorText(status)
+}
+
+func tusErrs(statuses ...int) []response {
+	out := make([]response, len(statuses))
+	for i, st := range statuses {
+		out[i] = response{status: st, description: tusErrText(st), content: jsonContent(ref("ErrorA")), headers: tusResumable()}
+	}
+	return out
 }

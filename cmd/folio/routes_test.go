@@ -190,6 +190,9 @@ func TestEveryRouteIsInTheAPIReference(t *testing.T) {
 		"GET /api/v1/posts/{id}/{sub}":       {"GET /api/v1/posts/slug/{slug}", "GET /api/v1/posts/{id}/comments"},
 		"OPTIONS /api/v1/posts/{id}/{sub}":   {"GET /api/v1/posts/slug/{slug}"},
 		"GET /api/v1/admin/posts/{id}/{sub}": {"GET /api/v1/admin/posts/slug/{slug}", "GET /api/v1/admin/posts/{id}/revisions"},
+		"OPTIONS /api/v1/tus/{$}":            {"OPTIONS /api/v1/tus/"},
+		"OPTIONS /api/v1/tus/{id}":           {"OPTIONS /api/v1/tus/{id}"},
+		"POST /api/v1/tus/{$}":               {"POST /api/v1/tus/"},
 	}
 	for _, r := range a.router.Routes() {
 		if r.Fallback {
