@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tus client test (docs/testing.md#tus-client-test): real tus clients that
 # nobody on the team wrote, and the console's own, against Folio's
-# resumable uploads (docs/filehost.md, docs/console.md#resumable-uploads).
+# resumable uploads (docs/filehost.md#resumable-uploads-tus,
+# docs/console.md#resumable-uploads).
 # For each storage, local (one folder) and S3 (one bucket on versitygw),
 # two `folio serve` processes share one fresh PostgreSQL database and the
 # storage, and scripts/tus/clients.mjs runs:

@@ -1,5 +1,5 @@
 // Folio's own small tus 1.0.0 client for the upload page's large files
-// (docs/console.md#resumable-uploads, docs/filehost.md). It creates the
+// (docs/console.md#resumable-uploads, docs/filehost.md#resumable-uploads-tus). It creates the
 // upload with the form's choices as metadata, sends the file in chunks with
 // PATCH, and after a network error, a 5xx or a 409 asks the server (HEAD)
 // where it stands and goes on from there, waiting a little longer each
