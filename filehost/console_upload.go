@@ -15,6 +15,11 @@ const (
 	// guestPerMinute is the guest uploads' allowance per address, of the
 	// API and the page alike.
 	guestPerMinute = 10
+	// consoleTusThreshold: the page's script sends larger files through
+	// tus, in consoleTusChunk pieces, so that a dropped connection or a
+	// reload costs at most one piece (docs/console.md#resumable-uploads).
+	consoleTusThreshold = 16 << 20
+	consoleTusChunk     = 8 << 20
 )
 
 // uploadPage is the upload page's data, for a signed-in user or a guest.
@@ -33,8 +38,12 @@ type uploadPage struct {
 	ExpiresIn     string          // seconds, as the expiry choice sends them; "" never
 	Expiries      []expiryChoice
 	UsedBytes     int64
-	QuotaBytes    int64 // 0: no quota
-	PerMinute     int   // the guest allowance per address
+	QuotaBytes    int64  // 0: no quota
+	PerMinute     int    // the guest allowance per address
+	TusEndpoint   string // resumable uploads' endpoint; "" for guests
+	TusThreshold  int64  // files above it go through tus
+	TusChunk      int64  // the bytes of one PATCH
+	User          string // the account's id: part of a resumable upload's fingerprint
 
 	Results []uploadCard // files a no-JavaScript form stored
 	Failed  *uploadCard  // the file a no-JavaScript form could not store

@@ -82,6 +82,8 @@ func (s consoleHandlers) uploadView(w http.ResponseWriter, r *http.Request, gues
 		userID := auth.FromContext(r.Context()).UserID
 		data.Action = "/console/upload?form_token=" + url.QueryEscape(v.FormToken)
 		data.Endpoint = "/api/v1/upload"
+		data.TusEndpoint, data.TusThreshold, data.TusChunk = "/api/v1/tus/", consoleTusThreshold, consoleTusChunk
+		data.User = userID
 		albums, _, err := s.listAlbums(r.Context(), albumQuery{UserID: userID, OrderBy: "name", Limit: consoleMaxAlbums})
 		if err != nil {
 			return nil, nil, err

@@ -396,3 +396,29 @@ func TestUploadPageScriptAndStylesAreServed(t *testing.T) {
 		t.Fatal("the bundle lacks upload.css")
 	}
 }
+
+func TestUploadPageOffersResumableUploadsToAccountsOnly(t *testing.T) {
+	e := newTestEnv(t)
+	id, b := e.consoleUser("alice")
+	page := b.Do("GET", "/console/upload", nil).Expect(200)
+	for _, want := range []string{
+		`data-tus-endpoint="/api/v1/tus/"`, `data-tus-threshold="16777216"`, `data-tus-chunk="8388608"`,
+		`data-user="` + id + `"`,
+	} {
+		if !contains(page, want) {
+			t.Errorf("the user's page lacks %q", want)
+		}
+	}
+	m := regexp.MustCompile(`src="(/console/static/tus\.[0-9a-f]+\.js)"`).FindSubmatch(page.Body)
+	if m == nil {
+		t.Fatal("no tus.js on the page")
+	}
+	if js := b.Do("GET", string(m[1]), nil).Expect(200); !contains(js, `"Upload-Offset"`) {
+		t.Error("tus.js does not send Upload-Offset")
+	}
+
+	e.setUpload(func(u *UploadSettings) { u.AllowGuestUpload = true })
+	if guest := e.c.Clone().Do("GET", "/upload", nil).Expect(200); contains(guest, "data-tus-endpoint") || contains(guest, "data-user=") {
+		t.Error("the guest page offers resumable uploads")
+	}
+}

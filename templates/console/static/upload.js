@@ -1,8 +1,11 @@
 // The upload page (docs/console.md#uploading). Files dropped on the page,
 // pasted anywhere on it or chosen in the picker are each sent on their own
 // to the upload API, with a progress bar, and their links then shown with
-// copy buttons (console.js handles those). Without this script the form
-// posts to the page itself, which answers with the same cards.
+// copy buttons (console.js handles those). Signed in, files above the
+// page's tus threshold go through tus.js instead, in chunks that survive a
+// dropped connection or a reload (docs/console.md#resumable-uploads).
+// Without this script the form posts to the page itself, which answers
+// with the same cards.
 "use strict";
 
 (() => {
@@ -17,6 +20,11 @@
   const expires = document.getElementById("upload-expires");
   const endpoint = form.dataset.endpoint;
   const maxSize = Number(form.dataset.maxSize) || 0;
+  // Resumable uploads: absent for guests (tus takes accounts only).
+  const tusEndpoint = form.dataset.tusEndpoint || "";
+  const tusThreshold = Number(form.dataset.tusThreshold) || 0;
+  const tusChunk = Number(form.dataset.tusChunk) || 8 << 20;
+  const user = form.dataset.user || "";
 
   // A few files at a time keep each bar moving without starving the rest.
   const parallel = 3;
@@ -75,9 +83,14 @@
     progress.value = 0;
     progress.setAttribute("aria-label", "Progress of " + name);
     li.appendChild(progress);
+    // The bar says the percentage to assistive technology; the line of
+    // bytes and speed would only repeat it, several times a second.
+    const stats = el("p", "upload-stats muted");
+    stats.setAttribute("aria-hidden", "true");
+    li.appendChild(stats);
     queue.appendChild(li);
     return {
-      n, file, name, li, progress,
+      n, file, name, li, progress, stats, started: 0, lastShown: 0,
       album: album ? album.value : "",
       visibility: visibility ? visibility.value : "",
       expires: expires ? expires.value : "",
@@ -96,10 +109,37 @@
     pump();
   }
 
+  function megabytes(n) {
+    return (n / 1e6).toFixed(1) + " MB";
+  }
+
+  // show moves the bar and the line under it: percent, bytes and the
+  // average speed since this page started sending the file (a resumed
+  // upload counts from where it resumed). The bar stops at 99% until the
+  // server has answered.
+  function show(item, sent, total, base, done) {
+    const now = performance.now();
+    if (!item.started) {
+      item.started = now;
+      item.base = base || 0;
+    }
+    const pct = done ? 100 : total > 0 ? Math.min(99, Math.floor((sent * 100) / total)) : 0;
+    item.progress.value = pct;
+    if (now - item.lastShown < 250 && !done) return;
+    item.lastShown = now;
+    const secs = (now - item.started) / 1000;
+    const speed = secs > 0.2 ? " · " + ((sent - item.base) / 1e6 / secs).toFixed(1) + " MB/s" : "";
+    item.stats.textContent = pct + "% · " + megabytes(sent) + " of " + megabytes(total) + speed;
+  }
+
   function send(item) {
     if (maxSize && item.file.size > maxSize) {
       fail(item, "File is larger than the maximum file size.");
       finish();
+      return;
+    }
+    if (tusEndpoint && window.folioTus && tusThreshold > 0 && item.file.size > tusThreshold) {
+      sendResumable(item);
       return;
     }
     const data = new FormData();
@@ -112,9 +152,7 @@
     xhr.open("POST", endpoint);
     xhr.setRequestHeader("Accept", "application/json");
     xhr.upload.addEventListener("progress", (event) => {
-      if (event.lengthComputable && event.total > 0) {
-        item.progress.value = Math.min(99, Math.round((event.loaded * 100) / event.total));
-      }
+      if (event.lengthComputable && event.total > 0) show(item, event.loaded, event.total);
     });
     xhr.addEventListener("load", () => {
       let body = null;
@@ -124,6 +162,7 @@
         body = null;
       }
       if (xhr.status === 200 && body && body.status && body.data && body.data.links) {
+        show(item, item.file.size, item.file.size, 0, true);
         succeed(item, body.data.links);
       } else if (body && body.message) {
         fail(item, sentence(body.message));
@@ -143,6 +182,41 @@
     xhr.send(data);
   }
 
+  // sendResumable sends a large file through tus; the same file chosen
+  // again (this account, name, size and modification time) continues the
+  // upload a reload or a failure interrupted.
+  function sendResumable(item) {
+    const f = item.file;
+    window.folioTus.upload({
+      endpoint: tusEndpoint,
+      file: f,
+      chunkSize: tusChunk,
+      fingerprint: [user, item.name, f.size, f.lastModified || 0].join(":"),
+      metadata: {
+        filename: item.name,
+        filetype: f.type,
+        album_id: item.album,
+        visibility: item.visibility,
+        expires_in: item.expires,
+      },
+      onResume: (offset) => {
+        item.li.dataset.resumedAt = String(offset);
+        show(item, offset, f.size, offset);
+      },
+      onProgress: (sent, total) => show(item, sent, total),
+    }).then((body) => {
+      if (body && body.status && body.data && body.data.links) {
+        show(item, f.size, f.size, 0, true);
+        succeed(item, body.data.links);
+      } else {
+        fail(item, sentence((body && body.message) || "The upload failed"));
+      }
+    }, (err) => {
+      fail(item, sentence(err.message));
+    }).finally(finish);
+  }
+
+  // succeed shows a stored file's links; both ways of sending end here.
   function succeed(item, links) {
     item.progress.value = 100;
     const result = el("div", "upload-result");
