@@ -37,10 +37,10 @@ func requestedWidth(q url.Values) (int, error) {
 	if len(vs) != 1 {
 		return 0, errBadWidth
 	}
-	n, err := strconv.Atoi(vs[0])
-	if err != nil || !slices.Contains(variantWidths, n) {
+	if !variantWidth(vs[0]) {
 		return 0, errBadWidth
 	}
+	n, _ := strconv.Atoi(vs[0])
 	return n, nil
 }
 

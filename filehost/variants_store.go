@@ -85,10 +85,11 @@ func (s *Service) makeVariant(ctx context.Context, objectID, src, dst, mimetype 
 		return errServeOriginal
 	}
 	vh := variantHeight(uw, uh, n)
-	var img = resize(d.img, n, vh)
+	tw, th := n, vh // in the stored pixels' frame, turned after
 	if swap {
-		img = resize(d.img, vh, n)
+		tw, th = vh, n
 	}
+	img := resize(d.img, tw, th)
 	release()
 	img = imagemeta.Orient(img, d.orientation)
 	out, err := encodeDerived(img, isJPEG, d.icc)
