@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"folio/filehost/imagemeta"
 	"folio/filehost/imagemeta/imagemetatest"
@@ -346,6 +347,38 @@ func TestVariantsAreCountedCheckedAndDeletedWithTheirObject(t *testing.T) {
 		e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM image_variants").Scan(&rows)
 		if rows != 0 || len(e.intents()) != 0 {
 			t.Fatalf("%d variant rows, intents %v left", rows, e.intents())
+		}
+	})
+}
+
+func TestAnUploadGetsItsThumbnailAndFirstSizesInTheBackground(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); e.svc.RunImageJobs(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+		_, c := e.newUser("alice", 0)
+		u := mustUpload(t, c, "a.jpg", jpegBytes(t, 1000, 700))
+		other := mustUpload(t, c, "a.pdf", pdfBytes)
+		id, _ := e.objectOf(u.ID)
+		want := []string{thumbKey(id, true), variantKey(id, 320, true), variantKey(id, 640, true), variantKey(id, 960, true)}
+		deadline := time.Now().Add(20 * time.Second)
+		for _, k := range want {
+			for !e.stored(k) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s was not made in the background; stored: %v", k, e.storedKeys())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if e.stored(variantKey(id, 1280, true)) {
+			t.Fatal("a variant as wide as the original was made")
+		}
+		pdfID, _ := e.objectOf(other.ID)
+		for _, k := range e.storedKeys() {
+			if strings.Contains(k, pdfID) && strings.HasPrefix(k, thumbDir+"/") {
+				t.Fatalf("%s made for a PDF", k)
+			}
 		}
 	})
 }
