@@ -21,6 +21,8 @@ import (
 
 	"folio/filehost/imagemeta"
 	"folio/filehost/imagemeta/imagemetatest"
+	"folio/sqlstore/sqlstoretest"
+	"folio/storage/storagetest"
 )
 
 // variantSource is an upload a variant is made of, with the size it is
@@ -381,4 +383,28 @@ func TestAnUploadGetsItsThumbnailAndFirstSizesInTheBackground(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestRedirectModeSendsAVariantsPresignedURL(t *testing.T) {
+	e := newTestEnvStore(t, sqlstoretest.Open(t), storagetest.S3(t), func(d *Deps) { d.Redirect = true })
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.jpg", jpegBytes(t, 900, 600))
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(e.c.Base + "/i/" + u.hash() + "?w=640")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("%d, want a redirect", resp.StatusCode)
+	}
+	got, err := http.Get(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Body.Close()
+	cfg, err := jpeg.DecodeConfig(got.Body)
+	if err != nil || cfg.Width != 640 || cfg.Height != 427 {
+		t.Fatalf("presigned GET: %dx%d (%v), want 640x427", cfg.Width, cfg.Height, err)
+	}
 }
