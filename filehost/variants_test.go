@@ -408,3 +408,22 @@ func TestRedirectModeSendsAVariantsPresignedURL(t *testing.T) {
 		t.Fatalf("presigned GET: %dx%d (%v), want 640x427", cfg.Width, cfg.Height, err)
 	}
 }
+
+func TestASidewaysPhotoIsAsWideAsItIsShown(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.jpg", sidewaysPhoto(t, 1000, 600)) // shown 600×1000
+	original := e.c.Do("GET", "/i/"+u.hash(), nil).Expect(200).Body
+	before := e.svc.thumbs.decodes.Load()
+	if b := e.c.Do("GET", "/i/"+u.hash()+"?w=800", nil).Expect(200).Body; !bytes.Equal(b, original) {
+		t.Fatal("w=800 of a photo shown 600 wide is not the original")
+	}
+	if d := e.svc.thumbs.decodes.Load() - before; d != 0 {
+		t.Fatalf("answering with the original decoded the photo %d times", d)
+	}
+	r := e.c.Do("GET", "/i/"+u.hash()+"?w=480", nil).Expect(200)
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body)); err != nil || cfg.Width != 480 || cfg.Height != 800 {
+		t.Fatalf("w=480: %dx%d (%v), want 480x800", cfg.Width, cfg.Height, err)
+	}
+	checkTurned(t, r.Body)
+}
