@@ -3,7 +3,6 @@ package filehost
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"folio/sqlstore"
@@ -42,9 +41,7 @@ func newImageJobs(db *sqlstore.DB, instance string) *imageJobs {
 // first requests make them instead.
 func (s *Service) queueImages(ctx context.Context, objectID string) {
 	ctx = context.WithoutCancel(ctx) // the object is stored: queue it even if the client left
-	var mimetype string
-	var width, height int
-	err := s.db.QueryRow(ctx, "SELECT mimetype, width, height FROM objects WHERE id = $1", objectID).Scan(&mimetype, &width, &height)
+	_, mimetype, width, height, err := s.imageSource(ctx, objectID)
 	if err == nil && !canThumbnail(mimetype, width, height) {
 		return
 	}
@@ -130,15 +127,12 @@ func (s *Service) runImageJob(ctx context.Context, job *sqlstore.Job) {
 // narrower than it, each unless stored, sharing the makings of
 // requests that ask at the same time.
 func (s *Service) makeImages(ctx context.Context, objectID string) error {
-	var key, mimetype string
-	var width, height int
-	err := s.db.QueryRow(ctx, "SELECT storage_key, mimetype, width, height FROM objects WHERE id = $1", objectID).
-		Scan(&key, &mimetype, &width, &height)
+	key, mimetype, width, height, err := s.imageSource(ctx, objectID)
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return nil // deleted meanwhile
 	}
 	if err != nil {
-		return fmt.Errorf("read object: %w", err)
+		return err
 	}
 	isJPEG := thumbJPEG(mimetype)
 	thumb := thumbKey(objectID, isJPEG)
