@@ -180,8 +180,11 @@ func (s *backupSite) populate(t *testing.T) []uploaded {
 	if files[0].Thumb == "" {
 		t.Fatal("the PNG has no thumbnail link")
 	}
-	// Made on first request, then stored: the backup carries it.
+	// Made on first request, or in the background right after the upload
+	// (docs/filehost.md#sizes), then stored: the backup carries them. Both
+	// are asked for, so that both exist whichever comes first.
 	s.admin.Do("GET", files[0].Thumb, nil).Expect(200)
+	s.admin.Do("GET", files[2].Thumb, nil).Expect(200)
 	return files
 }
 
@@ -306,7 +309,7 @@ func TestBackupRoundTripServesTheSamePostsAndBytes(t *testing.T) {
 		t.Errorf("database entry %+v on %s", m.Database, site.db.Driver)
 	}
 	// Every stored key is in the archive, under its name, with its size
-	// and checksum: the three distinct uploads and the thumbnail.
+	// and checksum: the three distinct uploads and the two thumbnails.
 	stored := map[string][]byte{}
 	err := filepath.WalkDir(site.storage, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -323,8 +326,8 @@ func TestBackupRoundTripServesTheSamePostsAndBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stored) != 4 || len(m.Objects) != 4 {
-		t.Fatalf("%d stored keys, %d objects in the manifest; want 4 each: %v", len(stored), len(m.Objects), m.Objects)
+	if len(stored) != 5 || len(m.Objects) != 5 {
+		t.Fatalf("%d stored keys, %d objects in the manifest; want 5 each: %v", len(stored), len(m.Objects), m.Objects)
 	}
 	var thumbs int
 	body := map[string][]byte{}
@@ -340,8 +343,8 @@ func TestBackupRoundTripServesTheSamePostsAndBytes(t *testing.T) {
 			thumbs++
 		}
 	}
-	if thumbs != 1 {
-		t.Errorf("%d thumbnails in the archive, want 1", thumbs)
+	if thumbs != 2 {
+		t.Errorf("%d thumbnails in the archive, want 2", thumbs)
 	}
 	if m.Database != nil && (m.Database.Name != "database/folio.db" || m.Database.SHA256 != sha(body["database/folio.db"])) {
 		t.Errorf("database entry %+v does not match its bytes", m.Database)
@@ -352,7 +355,7 @@ func TestBackupRoundTripServesTheSamePostsAndBytes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("restore: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if !strings.Contains(out, "restored 4 objects") {
+	if !strings.Contains(out, "restored 5 objects") {
 		t.Errorf("restore summary: %q", out)
 	}
 	if site.db.Driver == "postgres" && !strings.Contains(errOut, "pg_restore") {
@@ -653,7 +656,9 @@ func TestBackupAndRestoreUsage(t *testing.T) {
 // restored site then shows the record, and fsck reports it.
 func TestBackupReportsAnObjectWhoseBytesAreGone(t *testing.T) {
 	site := newBackupSite(t)
-	site.upload(t, "kept.png", testPNG(t))
+	kept := site.upload(t, "kept.png", testPNG(t))
+	// Its thumbnail, made in the background or now, is in the backup.
+	site.admin.Do("GET", kept.Thumb, nil).Expect(200)
 	gone := site.upload(t, "gone.txt", []byte("soon gone "+rand.Text()))
 	key := gone.Key
 	if key == "" {
@@ -668,7 +673,7 @@ func TestBackupReportsAnObjectWhoseBytesAreGone(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q; want 0, the key on stderr and 1 missing", code, out, errOut)
 	}
 	m := manifestOf(t, readArchive(t, file))
-	if len(m.Missing) != 1 || m.Missing[0].Key != key || len(m.Objects) != 1 {
+	if len(m.Missing) != 1 || m.Missing[0].Key != key || len(m.Objects) != 2 {
 		t.Errorf("manifest objects %v, missing %v", m.Objects, m.Missing)
 	}
 	target := newRestoreTarget(t, site)

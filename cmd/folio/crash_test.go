@@ -692,6 +692,10 @@ func TestKill9DuringUploadsAndDeletesLosesNothing(t *testing.T) {
 		if r.janitor["intents"] != r.before.Intents || r.janitor["temps"] != r.before.Temps || r.janitor["instances"] != 1 {
 			t.Errorf("restart %d: the janitor reported %v; fsck had found %+v", k, r.janitor, r.before)
 		}
+		// The new process also makes the thumbnails and sizes the killed
+		// one had queued (docs/filehost.md#sizes): what it is placing is in
+		// flight until its jobs are done.
+		waitForImageJobs(t, db)
 		r.after, rep = s.fsckCounts(t)
 		if r.after.problems() != 0 || r.after.InFlight != 0 {
 			t.Errorf("after restart %d (janitor: %v): %+v\n%v", k, r.janitor, r.after, rep["details"])
@@ -1000,4 +1004,24 @@ func checkStore(t *testing.T, db *sqlstore.DB, root string, users []crashUser, l
 		t.Errorf("%d stored files no record points at: %v", len(strays), strays)
 	}
 	return len(records), stored, deleted
+}
+
+// waitForImageJobs waits, at most a minute, until no job of the file
+// host's background making of image sizes is left.
+func waitForImageJobs(t *testing.T, db *sqlstore.DB) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM jobs WHERE kind = 'filehost.images' AND state <> 'failed'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d image jobs still queued after a minute", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
