@@ -211,6 +211,9 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	b.inboxLimit = httpx.NewRateLimiter(inboxPerMinute, time.Minute)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
+	if err := b.rerender(ctx); err != nil {
+		return nil, err
+	}
 	b.ai = newAIJobs(d)
 	b.fed = newFedWork(b, d)
 	if !d.EnqueueOnly {

@@ -107,7 +107,13 @@ type PostSummary struct {
 	Slug        string
 	Summary     string
 	Cover       string
-	PublishedAt time.Time
+	// CoverWidth and CoverHeight are the cover's pixel size, and
+	// CoverSrcset and CoverSizes its narrower widths and the width the
+	// theme shows it at, when it is one of Folio's own uploads (zero and
+	// empty otherwise: docs/design.md#classic-site).
+	CoverWidth, CoverHeight int
+	CoverSrcset, CoverSizes string
+	PublishedAt             time.Time
 	Category    *Term
 	Tags        []Term
 }
