@@ -18,7 +18,9 @@ type userStats struct {
 
 // adminStats is GET /api/v1/admin/stats's data. RecordBytes counts every
 // record's size, as quotas do; StorageBytes counts each stored object once;
-// the difference is what de-duplication saves.
+// the difference is what de-duplication saves. VariantBytes counts the
+// image variants stored besides (docs/filehost.md#sizes): derived bytes,
+// kept apart so that StorageBytes stays what the uploads take.
 type adminStats struct {
 	Users        int64       `json:"users"`
 	Files        int64       `json:"files"`
@@ -27,6 +29,7 @@ type adminStats struct {
 	RecordBytes  int64       `json:"record_bytes"`
 	StorageBytes int64       `json:"storage_bytes"`
 	DedupSavings int64       `json:"dedup_savings_bytes"`
+	VariantBytes int64       `json:"variant_bytes"`
 	ByType       []typeStats `json:"by_type"`
 	TopUsers     []userStats `json:"top_users"`
 }

@@ -39,6 +39,9 @@ func (s *Service) totals(ctx context.Context) (*adminStats, error) {
 		return nil, fmt.Errorf("filehost: admin stats: %w", err)
 	}
 	st.DedupSavings = st.RecordBytes - st.StorageBytes
+	if st.VariantBytes, err = s.variantBytes(ctx); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 

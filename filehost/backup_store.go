@@ -18,8 +18,14 @@ import (
 // db records and, right after each one that may have a thumbnail, the key
 // its cached thumbnail would have (thumb true). A thumbnail is a cache made
 // on first request: its key may hold nothing, and a backup without it
-// loses nothing the server cannot make again.
+// loses nothing the server cannot make again. The recorded image
+// variants (docs/filehost.md#sizes) follow their object's thumbnail the
+// same way, thumb true: they are a cache too.
 func BackupKeys(ctx context.Context, db *sqlstore.DB, fn func(key string, thumb bool) error) error {
+	variants, err := recordedVariants(ctx, db)
+	if err != nil {
+		return err
+	}
 	rows, err := db.Query(ctx, "SELECT id, storage_key, mimetype, width, height FROM objects ORDER BY storage_key")
 	if err != nil {
 		return fmt.Errorf("filehost: list objects: %w", err)
@@ -39,11 +45,38 @@ func BackupKeys(ctx context.Context, db *sqlstore.DB, fn func(key string, thumb 
 				return err
 			}
 		}
+		for _, k := range variants[id] {
+			if err := fn(k, true); err != nil {
+				return err
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("filehost: list objects: %w", err)
 	}
 	return nil
+}
+
+// recordedVariants are the variant keys image_variants records, by
+// object, narrowest first.
+func recordedVariants(ctx context.Context, db *sqlstore.DB) (map[string][]string, error) {
+	rows, err := db.Query(ctx, "SELECT object_id, storage_key FROM image_variants ORDER BY object_id, width")
+	if err != nil {
+		return nil, fmt.Errorf("filehost: list image variants: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var id, key string
+		if err := rows.Scan(&id, &key); err != nil {
+			return nil, fmt.Errorf("filehost: list image variants: %w", err)
+		}
+		out[id] = append(out[id], key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filehost: list image variants: %w", err)
+	}
+	return out, nil
 }
 
 // RecordedMD5 is the MD5 (hex) db records for the object stored under

@@ -260,10 +260,11 @@ func (s *Service) removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID 
 // none remain, recording in the same transaction the intent to delete its
 // bytes and thumbnails (docs/filehost.md#crash-consistency).
 func (s *Service) releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID string, n int) (*purge, error) {
-	var refs int
-	var key string
-	err := tx.QueryRow(ctx, "UPDATE objects SET ref_count = ref_count - $1 WHERE id = $2 RETURNING ref_count, storage_key",
-		n, objectID).Scan(&refs, &key)
+	var refs, width, height int
+	var key, mimetype string
+	err := tx.QueryRow(ctx, `UPDATE objects SET ref_count = ref_count - $1 WHERE id = $2
+		RETURNING ref_count, storage_key, mimetype, width, height`,
+		n, objectID).Scan(&refs, &key, &mimetype, &width, &height)
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return nil, nil
 	}
@@ -276,7 +277,11 @@ func (s *Service) releaseObjectTx(ctx context.Context, tx *sqlstore.Tx, objectID
 	if _, err := tx.Exec(ctx, "DELETE FROM objects WHERE id = $1", objectID); err != nil {
 		return nil, err
 	}
+	if _, err := tx.Exec(ctx, "DELETE FROM image_variants WHERE object_id = $1", objectID); err != nil {
+		return nil, err
+	}
 	p := &purge{keys: []string{key, thumbKey(objectID, true), thumbKey(objectID, false)}}
+	p.keys = append(p.keys, variantKeys(objectID, mimetype, width, height)...)
 	if p.intents, err = recordDeletesTx(ctx, tx, s.instance, s.now(), p.keys...); err != nil {
 		return nil, err
 	}

@@ -108,7 +108,8 @@ func (s *Service) discardPlaced(ctx context.Context, key, intentID string) {
 	s.dropIntents(ctx, intentID)
 }
 
-// thumbObject returns the object whose thumbnail key is, if key is one.
+// thumbObject returns the object whose thumbnail or variant key is, if
+// key is one.
 func thumbObject(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, "thumbs/")
 	if !ok {
@@ -118,7 +119,14 @@ func thumbObject(key string) (string, bool) {
 	if !ok {
 		id, ok = strings.CutSuffix(rest, ".png")
 	}
-	if !ok || !sqlstore.ValidID(id) {
+	if !ok {
+		return "", false
+	}
+	// A variant's key: {id}-w{width}.
+	if i := strings.LastIndex(id, "-w"); i > 0 && variantWidth(id[i+2:]) {
+		id = id[:i]
+	}
+	if !sqlstore.ValidID(id) {
 		return "", false
 	}
 	return strings.ToLower(id), true

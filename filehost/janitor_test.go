@@ -230,7 +230,7 @@ func TestThumbnailOfAnObjectDeletedMeanwhileIsRemoved(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.place(key, "thumbnail")
-			if err := e.svc.settleThumb(ctx, tt.object, key, intent); !errors.Is(err, tt.wantErr) {
+			if err := e.svc.settleThumb(ctx, tt.object, key, intent, nil); !errors.Is(err, tt.wantErr) {
 				t.Fatalf("settleThumb = %v, want %v", err, tt.wantErr)
 			}
 			if e.stored(key) != tt.kept {

@@ -127,5 +127,18 @@ func migrations() []sqlstore.Migration {
 				CHECK (visibility IN ('public', 'unlisted', 'restricted'))`,
 			`UPDATE files SET visibility = 'public' WHERE is_public`,
 		)},
+		// Image variants (docs/filehost.md#sizes): the widths made of an
+		// object, stored under storage_key in the thumbs folder, counted by
+		// the storage statistics and deleted with their object.
+		{Name: "image variants", Up: sqlstore.Statements(
+			`CREATE TABLE image_variants (
+				object_id {{uuid}} NOT NULL,
+				width INTEGER NOT NULL,
+				storage_key TEXT NOT NULL,
+				size BIGINT NOT NULL,
+				created_at BIGINT NOT NULL,
+				PRIMARY KEY (object_id, width)
+			)`,
+		)},
 	}
 }

@@ -9,13 +9,16 @@ import (
 
 // linkTarget is what a short link needs to serve content: one indexed read.
 type linkTarget struct {
-	objectID  string
-	key       string
-	md5       string
-	mimetype  string
-	fileType  string
-	createdAt time.Time
-	name      string // the oldest live record's origin_name, for downloads
+	objectID string
+	key      string
+	md5      string
+	mimetype string
+	fileType string
+	// width and height as the upload's header told them, before any
+	// orientation is applied; 0 for other content.
+	width, height int
+	createdAt     time.Time
+	name          string // the oldest live record's origin_name, for downloads
 	// until is when the first of the live records expires (sqlstore
 	// time), after which the name, who may read the link and whether
 	// anything is left must be read again; 0: never.

@@ -28,7 +28,13 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			s.notFoundLink(w, r)
 			return
 		}
+		// Only /i/ has sizes (docs/filehost.md#sizes).
+		width, badWidth := 0, error(nil)
+		if prefix == "i" {
+			width, badWidth = requestedWidth(r.URL.Query())
+		}
 		v, local := s.fileChanges()
+	rounds:
 		for _, fresh := range rounds(local) {
 			t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 			if err != nil {
@@ -39,8 +45,22 @@ func (s *Service) shortLink(prefix string) http.Handler {
 			if !ok || (prefix != "f" && linkPrefix(t.fileType) != prefix) || !s.readable(r, t) {
 				break
 			}
+			if badWidth != nil {
+				s.badWidth(w, r)
+				return
+			}
 			if t.owners != nil {
 				keepPrivate(w)
+			}
+			if width > 0 && width < max(t.width, t.height) {
+				switch s.serveVariant(w, r, t, width, v, local) {
+				case variantServed:
+					return
+				case variantRetry:
+					continue
+				case variantMiss:
+					break rounds
+				}
 			}
 			sv := t.sent.inline
 			if prefix == "f" {

@@ -27,13 +27,13 @@ func (s *Service) targetByHash(ctx context.Context, h string, fresh bool, v uint
 	// The name is the oldest live record's; until is the first expiry
 	// of the live records (NULL: none expires); open is 1 when one of them
 	// is not restricted.
-	err := s.db.QueryRow(ctx, `SELECT o.id, o.storage_key, o.md5, o.mimetype, o.file_type, o.created_at,
+	err := s.db.QueryRow(ctx, `SELECT o.id, o.storage_key, o.md5, o.mimetype, o.file_type, o.created_at, o.width, o.height,
 		(SELECT f.origin_name FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+` ORDER BY f.created_at, f.id LIMIT 1),
 		(SELECT COALESCE(MIN(f.expires_at), 0) FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+`),
 		CASE WHEN EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$2")+` AND f.visibility <> 'restricted')
 			THEN 1 ELSE 0 END
 		FROM objects o WHERE o.hash = $1`, h, now).
-		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created, &name, &t.until, &open)
+		Scan(&t.objectID, &t.key, &t.md5, &t.mimetype, &t.fileType, &created, &t.width, &t.height, &name, &t.until, &open)
 	if errors.Is(err, sqlstore.ErrNotFound) || err == nil && name == nil {
 		return t, false, nil
 	}

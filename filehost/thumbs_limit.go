@@ -3,6 +3,7 @@ package filehost
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // thumbMaker bounds the memory thumbnails take while they are made
@@ -18,6 +19,9 @@ type thumbMaker struct {
 	free     int64                 // pixels that may still be decoded now
 	waiters  []*pixelWaiter        // first come, first served
 	capacity int64
+	// decodes counts the source images decoded, for tests to see that
+	// concurrent first requests share one.
+	decodes atomic.Int64
 }
 
 // pixelBudget is enough for the largest image a thumbnail is made of.

@@ -61,64 +61,113 @@ func thumbType(isJPEG bool) string {
 // aspect ratio (never enlarging), and stores it under dst. Two requests
 // racing both write; the second commit finds the key taken, which is fine.
 func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype string, isJPEG bool) error {
-	f, err := s.store.Open(ctx, src)
-	if errors.Is(err, fs.ErrNotExist) {
-		return errNoThumb
-	}
+	d, release, err := s.decodeSource(ctx, src, mimetype)
 	if err != nil {
 		return err
+	}
+	thumb := scaleToFit(d.img, thumbMax)
+	release()
+	thumb = imagemeta.Orient(thumb, d.orientation)
+	b, err := encodeDerived(thumb, isJPEG, nil)
+	if err != nil {
+		return fmt.Errorf("encode thumbnail: %w", err)
+	}
+	return s.placeDerived(ctx, objectID, dst, isJPEG, b, nil)
+}
+
+// decodedSource is a source image as decoded for a thumbnail or variant:
+// its pixels as stored, the Exif orientation that turns them upright
+// (JPEG only, as browsers apply it), and its ICC colour profile, read from
+// its first iccHead bytes.
+type decodedSource struct {
+	img         image.Image
+	orientation int
+	icc         []byte
+}
+
+// iccHead is how much of a source's start is searched for its profile
+// and orientation; they come before the image data.
+const iccHead = 256 << 10
+
+// decodeSource decodes the image stored under src within the pixel
+// budget; release gives the pixels back once the caller is done with
+// them. It is errNoThumb when the source is gone, does not decode or is
+// above maxThumbPixels.
+func (s *Service) decodeSource(ctx context.Context, src, mimetype string) (d decodedSource, release func(), err error) {
+	f, err := s.store.Open(ctx, src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil, errNoThumb
+	}
+	if err != nil {
+		return d, nil, err
 	}
 	defer f.Close()
 	cfgDecode := configDecoder(mimetype)
 	cfg, err := cfgDecode(bufio.NewReader(f))
 	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxThumbPixels {
-		return errNoThumb
+		return d, nil, errNoThumb
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		return d, nil, err
 	}
 	pixels := int64(cfg.Width) * int64(cfg.Height)
 	if err := s.thumbs.acquire(ctx, pixels); err != nil {
-		return err
+		return d, nil, err
 	}
-	defer s.thumbs.release(pixels)
-	var img image.Image
-	orientation := 1
-	br := bufio.NewReaderSize(f, 64<<10)
+	release = func() { s.thumbs.release(pixels) }
+	s.thumbs.decodes.Add(1)
+	d.orientation = 1
+	br := bufio.NewReaderSize(f, iccHead)
+	if head, err := br.Peek(iccHead); err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
+		d.icc = imagemeta.ICCProfile(head)
+		if mimetype == "image/jpeg" {
+			d.orientation = imagemeta.JPEGOrientation(head)
+		}
+	}
 	switch mimetype {
 	case "image/jpeg":
-		if head, err := br.Peek(64 << 10); err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
-			orientation = imagemeta.JPEGOrientation(head)
-		}
-		img, err = jpeg.Decode(br)
+		d.img, err = jpeg.Decode(br)
 	case "image/png":
-		img, err = png.Decode(br)
+		d.img, err = png.Decode(br)
 	case "image/gif":
-		img, err = gif.Decode(br)
+		d.img, err = gif.Decode(br)
 	case "image/webp":
-		img, err = webp.Decode(br)
+		d.img, err = webp.Decode(br)
 	}
-	if err != nil {
-		return errNoThumb
+	if err != nil || d.img == nil {
+		release()
+		return d, nil, errNoThumb
 	}
-	thumb := scaleToFit(img, thumbMax)
-	thumb = imagemeta.Orient(thumb, orientation)
+	return d, release, nil
+}
 
+// encodeDerived encodes a thumbnail or variant, with the source's colour
+// profile when it has one, and nothing else of its metadata.
+func encodeDerived(img image.Image, isJPEG bool, icc []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	if isJPEG {
-		err = jpeg.Encode(&buf, thumb, &jpeg.Options{Quality: 85})
-	} else {
-		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, thumb)
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+			return nil, err
+		}
+		return imagemeta.JPEGWithICC(buf.Bytes(), icc), nil
 	}
-	if err != nil {
-		return fmt.Errorf("encode thumbnail: %w", err)
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, err
 	}
+	return imagemeta.PNGWithICC(buf.Bytes(), icc), nil
+}
+
+// placeDerived stores a thumbnail or variant of an object under dst,
+// with the intent that makes a crash harmless, then settles it; record,
+// when not nil, runs in the settling transaction while the object still
+// exists.
+func (s *Service) placeDerived(ctx context.Context, objectID, dst string, isJPEG bool, b []byte, record func(*sqlstore.Tx) error) error {
 	w, err := s.store.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	storage.SetContentType(w, thumbType(isJPEG))
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if _, err := w.Write(b); err != nil {
 		w.Abort()
 		return err
 	}
@@ -134,7 +183,7 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 		}
 		return err
 	}
-	return s.settleThumb(ctx, objectID, dst, intent)
+	return s.settleThumb(ctx, objectID, dst, intent, record)
 }
 
 // settleThumb ends a thumbnail's placement. Its object may have been
@@ -143,7 +192,7 @@ func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype st
 // check the intent becomes a 'delete', and the bytes go. Otherwise the
 // intent is simply dropped; a delete committing later records its own
 // intents for the thumbnail keys.
-func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string) error {
+func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string, record func(*sqlstore.Tx) error) error {
 	// The bytes are placed: a client going away must not leave the
 	// intent behind.
 	ctx = context.WithoutCancel(ctx)
@@ -158,6 +207,11 @@ func (s *Service) settleThumb(ctx context.Context, objectID, key, intent string)
 		}
 		if err != nil {
 			return err
+		}
+		if record != nil {
+			if err := record(tx); err != nil {
+				return err
+			}
 		}
 		_, err = tx.Exec(ctx, "DELETE FROM storage_intents WHERE id = $1", intent)
 		return err

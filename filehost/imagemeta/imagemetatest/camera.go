@@ -327,3 +327,6 @@ func MultiPicture(t testing.TB, attr uint32, extra ...[]byte) (file, gainMap []b
 	file = append(append(primary, second...), video...)
 	return file, gainMap
 }
+
+// ICC is a small valid ICC profile, named Display P3.
+func ICC() []byte { return iccProfile() }

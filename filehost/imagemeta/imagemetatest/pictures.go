@@ -187,3 +187,21 @@ func pngChunk(typ string, data []byte) []byte {
 	c = append(append(c, typ...), data...)
 	return binary.BigEndian.AppendUint32(c, crc32.ChecksumIEEE(c[4:]))
 }
+
+// WebP is an extended, lossless WebP of one colour, w×h, with profile in
+// an ICCP chunk when it is not nil.
+func WebP(w, h int, profile []byte) []byte {
+	vp8x := []byte{0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0} // alpha
+	if profile != nil {
+		vp8x[0] |= 0x20
+	}
+	vp8x[4], vp8x[5], vp8x[6] = byte(w-1), byte((w-1)>>8), byte((w-1)>>16)
+	vp8x[7], vp8x[8], vp8x[9] = byte(h-1), byte((h-1)>>8), byte((h-1)>>16)
+	body := []byte("WEBP")
+	body = append(body, RIFFChunk("VP8X", vp8x)...)
+	if profile != nil {
+		body = append(body, RIFFChunk("ICCP", profile)...)
+	}
+	body = append(body, RIFFChunk("VP8L", vp8l(w, h, 200, 100, 50, 255))...)
+	return RIFFChunk("RIFF", body)
+}
