@@ -68,6 +68,7 @@ type Service struct {
 	// file records (docs/design.md#caches-across-processes).
 	filesChanged sqlstore.Counter
 	thumbs       *thumbMaker
+	images       *imageJobs // the background making of sizes
 	console      *auth.Console
 	public       *templates.Public
 	siteName     func(context.Context) string
@@ -137,6 +138,7 @@ func newService(d Deps) *Service {
 		changes:       d.DB.Changes(),
 		filesChanged:  d.DB.Changes().Counter(filesCounter),
 		thumbs:        newThumbMaker(pixelBudget),
+		images:        newImageJobs(d.DB, d.Instance),
 		console:       d.Console,
 		public:        d.Public,
 		siteName:      d.SiteName,

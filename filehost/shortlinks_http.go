@@ -30,11 +30,11 @@ func (s *Service) shortLink(prefix string) http.Handler {
 		}
 		// Only /i/ has sizes (docs/filehost.md#sizes).
 		width, badWidth := 0, error(nil)
-		if prefix == "i" {
+		if prefix == "i" && r.URL.RawQuery != "" {
 			width, badWidth = requestedWidth(r.URL.Query())
 		}
 		v, local := s.fileChanges()
-	rounds:
+	lookup:
 		for _, fresh := range rounds(local) {
 			t, ok, err := s.targetByHash(r.Context(), h, fresh, v)
 			if err != nil {
@@ -59,7 +59,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				case variantRetry:
 					continue
 				case variantMiss:
-					break rounds
+					break lookup
 				}
 			}
 			sv := t.sent.inline

@@ -61,7 +61,7 @@ func thumbType(isJPEG bool) string {
 // aspect ratio (never enlarging), and stores it under dst. Two requests
 // racing both write; the second commit finds the key taken, which is fine.
 func (s *Service) makeThumb(ctx context.Context, objectID, src, dst, mimetype string, isJPEG bool) error {
-	d, release, err := s.decodeSource(ctx, src, mimetype)
+	d, release, err := s.decodeSource(ctx, src, mimetype, nil)
 	if err != nil {
 		return err
 	}
@@ -92,8 +92,10 @@ const iccHead = 256 << 10
 // decodeSource decodes the image stored under src within the pixel
 // budget; release gives the pixels back once the caller is done with
 // them. It is errNoThumb when the source is gone, does not decode or is
-// above maxThumbPixels.
-func (s *Service) decodeSource(ctx context.Context, src, mimetype string) (d decodedSource, release func(), err error) {
+// above maxThumbPixels. check, when not nil, is given the size and
+// orientation the header tells before anything is decoded, and its error
+// stops there.
+func (s *Service) decodeSource(ctx context.Context, src, mimetype string, check func(w, h, orientation int) error) (d decodedSource, release func(), err error) {
 	f, err := s.store.Open(ctx, src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil, errNoThumb
@@ -110,12 +112,6 @@ func (s *Service) decodeSource(ctx context.Context, src, mimetype string) (d dec
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return d, nil, err
 	}
-	pixels := int64(cfg.Width) * int64(cfg.Height)
-	if err := s.thumbs.acquire(ctx, pixels); err != nil {
-		return d, nil, err
-	}
-	release = func() { s.thumbs.release(pixels) }
-	s.thumbs.decodes.Add(1)
 	d.orientation = 1
 	br := bufio.NewReaderSize(f, iccHead)
 	if head, err := br.Peek(iccHead); err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
@@ -124,6 +120,17 @@ func (s *Service) decodeSource(ctx context.Context, src, mimetype string) (d dec
 			d.orientation = imagemeta.JPEGOrientation(head)
 		}
 	}
+	if check != nil {
+		if err := check(cfg.Width, cfg.Height, d.orientation); err != nil {
+			return d, nil, err
+		}
+	}
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	if err := s.thumbs.acquire(ctx, pixels); err != nil {
+		return d, nil, err
+	}
+	release = func() { s.thumbs.release(pixels) }
+	s.thumbs.decodes.Add(1)
 	switch mimetype {
 	case "image/jpeg":
 		d.img, err = jpeg.Decode(br)

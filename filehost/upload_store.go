@@ -47,6 +47,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	rec, err := s.insertFile(ctx, userID, obj, in, opt, true)
 	if err == nil {
 		s.metrics.stored(in.size)
+		s.queueImages(ctx, obj.ID)
 		return rec, nil
 	}
 	s.discardPlaced(ctx, obj.Key, obj.intent)

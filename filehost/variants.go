@@ -75,13 +75,15 @@ func variantHeight(w, h, n int) int {
 	return max(1, int((int64(h)*int64(n)*2+int64(w))/(2*int64(w))))
 }
 
-// resize scales img to w×h: a box filter first divides it by a whole
-// factor down to about twice the target (cheap: each source pixel is read
-// once), then Catmull-Rom makes the final size, so a 12-megapixel photo
-// takes a fraction of the time Catmull-Rom alone would over all of it.
+// resize scales img to w×h: a box filter first divides it by the whole
+// factor that leaves it at least the target's size (cheap: each source
+// pixel is read once), then Catmull-Rom scales the rest, by less than
+// two, so its kernel stays a few pixels wide. Catmull-Rom alone over a
+// 12-megapixel photo reads a dozen source pixels a row for each output
+// pixel (docs/filehost.md#sizes has the timings).
 func resize(img image.Image, w, h int) image.Image {
 	b := img.Bounds()
-	if k := min(b.Dx()/(2*w), b.Dy()/(2*h)); k >= 2 {
+	if k := min(b.Dx()/w, b.Dy()/h); k >= 2 {
 		if small := boxShrink(img, k); small != nil {
 			img, b = small, small.Bounds()
 		}

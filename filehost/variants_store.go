@@ -69,20 +69,22 @@ func (s *Service) makeVariant(ctx context.Context, objectID, src, dst, mimetype 
 			return errServeOriginal
 		}
 	}
-	d, release, err := s.decodeSource(ctx, src, mimetype)
+	// The upright size, as shown: orientations 5 to 8 swap the sides.
+	swap := false
+	uw, uh := 0, 0
+	d, release, err := s.decodeSource(ctx, src, mimetype, func(w, h, orientation int) error {
+		swap = orientation >= 5 && orientation <= 8
+		uw, uh = w, h
+		if swap {
+			uw, uh = h, w
+		}
+		if n >= uw {
+			return errServeOriginal // before decoding anything
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	b := d.img.Bounds()
-	sw, sh := b.Dx(), b.Dy()
-	swap := d.orientation >= 5 && d.orientation <= 8
-	uw, uh := sw, sh
-	if swap {
-		uw, uh = sh, sw
-	}
-	if n >= uw {
-		release()
-		return errServeOriginal
 	}
 	vh := variantHeight(uw, uh, n)
 	tw, th := n, vh // in the stored pixels' frame, turned after

@@ -17,9 +17,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"folio/filehost/imagemeta"
 	"folio/filehost/imagemeta/imagemetatest"
+	"folio/sqlstore/sqlstoretest"
+	"folio/storage/storagetest"
 )
 
 // variantSource is an upload a variant is made of, with the size it is
@@ -348,4 +351,79 @@ func TestVariantsAreCountedCheckedAndDeletedWithTheirObject(t *testing.T) {
 			t.Fatalf("%d variant rows, intents %v left", rows, e.intents())
 		}
 	})
+}
+
+func TestAnUploadGetsItsThumbnailAndFirstSizesInTheBackground(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *testEnv) {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); e.svc.RunImageJobs(ctx) }()
+		t.Cleanup(func() { stop(); <-done })
+		_, c := e.newUser("alice", 0)
+		u := mustUpload(t, c, "a.jpg", jpegBytes(t, 1000, 700))
+		other := mustUpload(t, c, "a.pdf", pdfBytes)
+		id, _ := e.objectOf(u.ID)
+		want := []string{thumbKey(id, true), variantKey(id, 320, true), variantKey(id, 640, true), variantKey(id, 960, true)}
+		deadline := time.Now().Add(20 * time.Second)
+		for _, k := range want {
+			for !e.stored(k) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s was not made in the background; stored: %v", k, e.storedKeys())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if e.stored(variantKey(id, 1280, true)) {
+			t.Fatal("a variant as wide as the original was made")
+		}
+		pdfID, _ := e.objectOf(other.ID)
+		for _, k := range e.storedKeys() {
+			if strings.Contains(k, pdfID) && strings.HasPrefix(k, thumbDir+"/") {
+				t.Fatalf("%s made for a PDF", k)
+			}
+		}
+	})
+}
+
+func TestRedirectModeSendsAVariantsPresignedURL(t *testing.T) {
+	e := newTestEnvStore(t, sqlstoretest.Open(t), storagetest.S3(t), func(d *Deps) { d.Redirect = true })
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.jpg", jpegBytes(t, 900, 600))
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(e.c.Base + "/i/" + u.hash() + "?w=640")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("%d, want a redirect", resp.StatusCode)
+	}
+	got, err := http.Get(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Body.Close()
+	cfg, err := jpeg.DecodeConfig(got.Body)
+	if err != nil || cfg.Width != 640 || cfg.Height != 427 {
+		t.Fatalf("presigned GET: %dx%d (%v), want 640x427", cfg.Width, cfg.Height, err)
+	}
+}
+
+func TestASidewaysPhotoIsAsWideAsItIsShown(t *testing.T) {
+	e := newTestEnv(t)
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.jpg", sidewaysPhoto(t, 1000, 600)) // shown 600×1000
+	original := e.c.Do("GET", "/i/"+u.hash(), nil).Expect(200).Body
+	before := e.svc.thumbs.decodes.Load()
+	if b := e.c.Do("GET", "/i/"+u.hash()+"?w=800", nil).Expect(200).Body; !bytes.Equal(b, original) {
+		t.Fatal("w=800 of a photo shown 600 wide is not the original")
+	}
+	if d := e.svc.thumbs.decodes.Load() - before; d != 0 {
+		t.Fatalf("answering with the original decoded the photo %d times", d)
+	}
+	r := e.c.Do("GET", "/i/"+u.hash()+"?w=480", nil).Expect(200)
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body)); err != nil || cfg.Width != 480 || cfg.Height != 800 {
+		t.Fatalf("w=480: %dx%d (%v), want 480x800", cfg.Width, cfg.Height, err)
+	}
+	checkTurned(t, r.Body)
 }

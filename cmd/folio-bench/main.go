@@ -31,6 +31,12 @@
 // deliveries a second:
 //
 //	go run ./cmd/folio-bench federation -followers 10000 -hosts 1000 -db sqlite
+//
+// `variant` times the first request for a size of a JPEG (/i/{hash}?w=N)
+// and its peak memory; scripts/bench-variants.sh compares it with
+// vipsthumbnail and ImageMagick:
+//
+//	go run ./cmd/folio-bench variant -in /tmp/12mp.jpg -w 1280
 package main
 
 import (
@@ -63,7 +69,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench, "variant": variantBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)

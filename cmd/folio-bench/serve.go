@@ -315,6 +315,9 @@ type serveWorkload struct {
 	aim   string
 	ref   side // nginx, or Folio's first page for the post list
 	folio side
+	// titles, when set, prefix the two cells of a row that compares
+	// Folio with itself.
+	titles [2]string
 }
 
 func (w *serveWorkload) sides() []*side { return []*side{&w.ref, &w.folio} }
@@ -325,6 +328,8 @@ type servedSite struct {
 	middlePage   int
 	imagePath    string // the short link, /i/{hash}
 	thumbPath    string // /t/{hash}
+	variantPath  string // /i/{hash}?w=…, made while seeding
+	variant      []byte
 	image, thumb []byte
 	imageType    string
 	thumbType    string
@@ -349,6 +354,10 @@ func (s *servedSite) workloads(folio string, ngx *nginxProcess) []*serveWorkload
 		{name: fmt.Sprintf("Thumbnail GET (%d KB PNG)", len(s.thumb)/1000), short: "thumbnail", aim: "≥ 0.85x",
 			ref:   side{label: "nginx", url: nginxURL("/thumb")},
 			folio: side{label: "folio", url: folio + s.thumbPath}},
+		{name: fmt.Sprintf("Image size `?w=%d` GET (%d KB), vs the short link", benchVariantWidth, len(s.variant)/1000), short: "image size", aim: "≥ 0.85x of the short link",
+			ref:    side{label: "folio short link", url: folio + s.imagePath},
+			folio:  side{label: "folio size", url: folio + s.variantPath},
+			titles: [2]string{"short link: ", "size: "}},
 		{name: fmt.Sprintf("Classic home `/`, cached (%d KB HTML)", len(s.home)/1000), short: "home", aim: "≥ 0.6x",
 			ref:   side{label: "nginx", url: nginxURL("/home")},
 			folio: side{label: "folio", url: folio + "/"}},
@@ -377,7 +386,9 @@ func printServeTable(workloads []*serveWorkload, withNginx bool) {
 			ratio = fmt.Sprintf("%.2fx", f/r)
 		}
 		folio := cell(&w.folio)
-		if w.ref.label != "nginx" {
+		if w.titles[0] != "" {
+			ref, folio = w.titles[0]+ref, w.titles[1]+folio
+		} else if w.ref.label != "nginx" {
 			// The list compares Folio with itself.
 			ref = "Folio page 1: " + ref
 			folio = "middle page: " + folio
@@ -500,6 +511,10 @@ func seedServe(base, dbPath string, posts int) (*servedSite, error) {
 	if s.thumb, s.thumbType, err = fetch(base + s.thumbPath); err != nil { // made now
 		return nil, err
 	}
+	s.variantPath = s.imagePath + "?w=" + strconv.Itoa(benchVariantWidth)
+	if s.variant, _, err = fetch(base + s.variantPath); err != nil { // made now
+		return nil, err
+	}
 
 	// A page is cached only once the site's last change is settledAfter
 	// (2 s) old.
@@ -616,6 +631,10 @@ func benchMarkdown() string {
 // at the top, which does not compress, as high as the size asks for, over
 // a smooth gradient, which compresses to almost nothing. Its thumbnail is a
 // real resize, about a quarter of its size, as a photo's would be.
+// benchVariantWidth is the image size the serve benchmark asks for: one
+// of filehost's widths below the seeded PNG's 800 pixels.
+const benchVariantWidth = 640
+
 func noisyPNG(size int) []byte {
 	const w, h = 800, 600
 	encode := func(noisyRows int) []byte {

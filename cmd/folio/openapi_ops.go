@@ -164,6 +164,14 @@ func operations() map[string]operation {
 			responses: responses(bytesOf(200, "The file's bytes."), bytesOf(206, "A byte range."), response{status: 304, description: "Not modified."},
 				pageOrJSON(404, "No such file (or a `restricted` one, to anyone but its owner): an HTML page to a browser, envelope A otherwise.", "ErrorA"), tooManyMisses)}
 	}
+	// sized adds /i/'s w: a narrower copy of a JPEG, PNG, GIF or WebP.
+	sized := func(op operation) operation {
+		op.params = append(op.params, queryParam("w", integer("One of 160, 320, 480, 640, 800, 960, 1280, 1600, 1920, 2560."),
+			"A copy of the image this many pixels wide, upright, keeping its colour profile and nothing else of its metadata: JPEG for a JPEG or WebP, PNG for a PNG or GIF, with an `ETag` of its own. "+
+				"The original is served when it is not wider, and for an animated GIF."))
+		op.responses = responses(op.responses, pageOrJSON(400, "`w` is not one of the widths listed: an HTML page to a browser, envelope A otherwise.", "ErrorA"))
+		return op
+	}
 	page := func(id, summary string, auth authKind, extra ...response) operation {
 		rs := []any{htmlPage(200, "The page.")}
 		if auth == console {
@@ -354,7 +362,7 @@ func operations() map[string]operation {
 			responses: responses(okA(200, ref("AdminStats")), errsA(400, 401, 403))},
 
 		// Short links and share pages.
-		"GET /i/{hash}": shortLink("getImage", "An image"),
+		"GET /i/{hash}": sized(shortLink("getImage", "An image")),
 		"GET /v/{hash}": shortLink("getVideo", "A video"),
 		"GET /a/{hash}": shortLink("getAudio", "An audio file"),
 		"GET /f/{hash}": shortLink("getDownload", "Any file, as a download"),

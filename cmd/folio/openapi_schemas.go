@@ -518,7 +518,7 @@ func componentSchemas() schema {
 		"LogoutInput":    patch(map[string]schema{"refresh_token": stringOf("")}),
 		"PublicStats":    object(map[string]schema{"files": integer(""), "users": integer(""), "storage_bytes": integer(""), "images": integer(""), "today_uploads": integer("")}),
 		"AdminStats": object(map[string]schema{"users": integer(""), "files": integer(""), "objects": integer(""), "albums": integer(""),
-			"record_bytes": integer(""), "storage_bytes": integer(""), "dedup_savings_bytes": integer(""),
+			"record_bytes": integer(""), "storage_bytes": integer(""), "dedup_savings_bytes": integer(""), "variant_bytes": integer("The image sizes stored besides the uploads (docs/filehost.md#sizes)."),
 			"by_type":   array(object(map[string]schema{"file_type": stringOf(""), "files": integer(""), "bytes": integer("")})),
 			"top_users": array(object(map[string]schema{"user_id": stringOf(""), "username": stringOf(""), "role": stringOf(""), "files": integer(""), "bytes": integer("")}))}),
 		"AdminUserInput": object(map[string]schema{"username": stringOf(""), "email": stringOf(""), "password": stringOf(""), "role": enum("Default `user`.", "admin", "user"), "quota_bytes": integer("Omitted: `upload.default_quota_bytes`.")}, "role", "quota_bytes"),

@@ -469,6 +469,9 @@ func TestOpenAPIResponsesMatchTheDocument(t *testing.T) {
 	}
 	hash := uploaded.Data.MD5[:8]
 	check(anon, "GET /i/{hash}", "/i/"+hash, nil).Expect(200)
+	check(anon, "GET /i/{hash}", "/i/"+hash+"?w=160", nil).Expect(200)
+	check(anon, "GET /i/{hash}", "/i/"+hash+"?w=abc", nil).Expect(400)
+	check(anon, "GET /i/{hash}", "/i/"+hash+"?w=100", nil, "Accept", "text/html").Expect(400)
 	check(anon, "GET /f/{hash}", "/f/"+hash+".png", nil, "Range", "bytes=0-3").Expect(206)
 	check(anon, "GET /t/{hash}", "/t/"+hash, nil).Expect(200)
 	locked := check(bob, "POST /api/v1/files/{id}/shares", "/api/v1/files/"+file+"/shares", map[string]any{"password": "open sesame"}).Expect(201)

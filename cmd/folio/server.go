@@ -123,6 +123,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	}
 	a.startJanitor(ctx, fh, logger)
 	a.background(ctx, fh.RunSweeper)
+	a.background(ctx, fh.RunImageJobs)
 
 	pages := fs.FS(templates.FS)
 	if cfg.ThemeDir != "" {
