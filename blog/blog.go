@@ -94,11 +94,19 @@ type StorageStats struct {
 	Users       int64
 }
 
-// ImageSizer tells the width and height of uploaded images by the key of
-// their short link (/i/{key}); keys it does not know are left out of the
-// answer.
+// ImageSizer tells the sizes of uploaded images by the key of their short
+// link (/i/{key}); keys it does not know are left out of the answer.
 type ImageSizer interface {
-	ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error)
+	ImageSizes(ctx context.Context, keys []string) (map[string]ImageSize, error)
+}
+
+// ImageSize is one uploaded image as the file host describes it: its
+// pixel size, and the narrower widths it serves at /i/{key}?w=N, smallest
+// first (docs/filehost.md#sizes). Widths is empty for a picture served
+// only whole, such as a GIF, which may be animated.
+type ImageSize struct {
+	Width, Height int
+	Widths        []int
 }
 
 // AIMetrics is told of each call to the AI provider, background or on
@@ -203,6 +211,9 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 	b.inboxLimit = httpx.NewRateLimiter(inboxPerMinute, time.Minute)
 	b.siteChanges = d.DB.Changes().Counter(siteCounter)
 	b.settingsChanges = d.DB.Changes().Counter(sqlstore.SettingsCounter)
+	if err := b.rerender(ctx); err != nil {
+		return nil, err
+	}
 	b.ai = newAIJobs(d)
 	b.fed = newFedWork(b, d)
 	if !d.EnqueueOnly {

@@ -3,6 +3,7 @@ package blog
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"html/template"
 	"net/url"
@@ -200,7 +201,9 @@ func unbroken(r rune) bool {
 
 // sizeImages prepares the images of a document: all load lazily and
 // decode off the main thread; those showing Folio's own uploads get their
-// width and height, so that the page does not shift as they arrive. A
+// width and height, so that the page does not shift as they arrive, and a
+// srcset of the narrower widths the file host serves, so that a phone
+// loads a picture the size of its screen (docs/design.md#classic-site). A
 // failed lookup costs the sizes, not the save: they are a nicety.
 func (b *Blog) sizeImages(ctx context.Context, doc ast.Node) {
 	var own []*ast.Image
@@ -231,11 +234,39 @@ func (b *Blog) sizeImages(ctx context.Context, doc ast.Node) {
 		return
 	}
 	for i, img := range own {
-		if wh, ok := sizes[keys[i]]; ok && wh[0] > 0 && wh[1] > 0 {
-			img.SetAttributeString("width", []byte(strconv.Itoa(wh[0])))
-			img.SetAttributeString("height", []byte(strconv.Itoa(wh[1])))
+		size, ok := sizes[keys[i]]
+		if !ok || size.Width <= 0 || size.Height <= 0 {
+			continue
+		}
+		img.SetAttributeString("width", []byte(strconv.Itoa(size.Width)))
+		img.SetAttributeString("height", []byte(strconv.Itoa(size.Height)))
+		if set := srcset(string(util.URLEscape(img.Destination, true)), size); set != "" {
+			img.SetAttributeString("srcset", []byte(set))
+			img.SetAttributeString("sizes", []byte(contentImageSizes))
 		}
 	}
+}
+
+// contentImageSizes is the width the theme's content column gives an
+// image (templates/static/style.css: main is at most 44rem wide, the page
+// has 1rem of padding on each side), which picks the srcset candidate.
+const contentImageSizes = "(max-width: 46rem) calc(100vw - 2rem), 44rem"
+
+// srcset lists an own image at each narrower width the file host serves,
+// then whole at its own width, on the URL the author wrote (relative or
+// absolute, with or without the extension). It is empty when the image
+// is served only whole, or when its URL already carries a query or
+// fragment, or a character that would split a srcset candidate.
+func srcset(dest string, size ImageSize) string {
+	if len(size.Widths) == 0 || strings.ContainsAny(dest, "?#, \t\n\r\f") {
+		return ""
+	}
+	var sb strings.Builder
+	for _, w := range size.Widths {
+		fmt.Fprintf(&sb, "%s?w=%d %dw, ", dest, w, w)
+	}
+	fmt.Fprintf(&sb, "%s %dw", dest, size.Width)
+	return sb.String()
 }
 
 // ownOrigins are the hosts under which an absolute image URL is one of

@@ -149,12 +149,12 @@ func storePage(ctx context.Context, tx *sqlstore.Tx, p storedPage) error {
 		sqlstore.FromNullTime(p.published), in.Template, in.Config, sqlstore.FromTime(p.updated), sqlstore.FromTime(p.created)}
 	if p.create {
 		_, err = tx.Exec(ctx, `INSERT INTO pages (id, title, slug, content_markdown, content_html, status, sort_order,
-			show_in_nav, published_at, template, config, updated_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
+			show_in_nav, published_at, template, config, updated_at, created_at, render_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, append(args, renderVersion)...)
 	} else {
 		_, err = tx.Exec(ctx, `UPDATE pages SET title = $2, slug = $3, content_markdown = $4, content_html = $5,
 			status = $6, sort_order = $7, show_in_nav = $8, published_at = $9, template = $10, config = $11,
-			updated_at = $12 WHERE id = $1 AND deleted_at IS NULL`, args[:12]...)
+			updated_at = $12, render_version = $13 WHERE id = $1 AND deleted_at IS NULL`, append(args[:12:12], renderVersion)...)
 	}
 	if errors.Is(err, sqlstore.ErrConflict) {
 		return errDuplicateSlug

@@ -27,20 +27,23 @@ const (
 
 // PostItem is a post as lists show it: everything but the content.
 type PostItem struct {
-	ID            string     `json:"id"`
-	Title         string     `json:"title"`
-	Slug          string     `json:"slug"`
-	Summary       string     `json:"summary"`
-	SummarySource string     `json:"-"`
-	Status        string     `json:"status"`
-	CoverImage    string     `json:"cover_image"`
-	PublishedAt   *time.Time `json:"published_at"`
-	ShowComments  bool       `json:"show_comments"`
-	CategoryID    string     `json:"category_id"`
-	Category      *TermRef   `json:"category"`
-	Tags          []TermRef  `json:"tags"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
+	ID            string `json:"id"`
+	Title         string `json:"title"`
+	Slug          string `json:"slug"`
+	Summary       string `json:"summary"`
+	SummarySource string `json:"-"`
+	Status        string `json:"status"`
+	CoverImage    string `json:"cover_image"`
+	// CoverSize is set, in the API's answers, when the cover is one of
+	// Folio's own uploads (docs/blog-api.md).
+	CoverSize    *CoverSize `json:"cover_size,omitempty"`
+	PublishedAt  *time.Time `json:"published_at"`
+	ShowComments bool       `json:"show_comments"`
+	CategoryID   string     `json:"category_id"`
+	Category     *TermRef   `json:"category"`
+	Tags         []TermRef  `json:"tags"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
 }
 
 // Post is the full post. ContentHTML comes only from the Markdown renderer,

@@ -45,6 +45,11 @@ func (b *Blog) handleListPosts(public bool) httpx.HandlerFunc {
 		if err != nil {
 			return httpError(err)
 		}
+		covers := make([]*PostItem, len(items))
+		for i := range items {
+			covers[i] = &items[i]
+		}
+		b.sizeAPICovers(r.Context(), covers)
 		httpx.BlogAPI.OK(w, http.StatusOK, httpx.NewBlogAPIPage(items, total, p))
 		return nil
 	}
@@ -68,6 +73,7 @@ func (b *Blog) handleGetPost(column string, public bool) httpx.HandlerFunc {
 		if err != nil {
 			return httpError(err)
 		}
+		b.sizeAPICovers(r.Context(), []*PostItem{&p.PostItem})
 		httpx.BlogAPI.OK(w, http.StatusOK, p)
 		return nil
 	}

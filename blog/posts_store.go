@@ -410,12 +410,13 @@ func storePost(ctx context.Context, tx *sqlstore.Tx, p storedPost) error {
 		sqlstore.FromTime(p.created)}
 	if p.create {
 		_, err = tx.Exec(ctx, `INSERT INTO posts (id, title, slug, summary, summary_source, content_markdown, content_html, toc,
-			status, cover_image, published_at, show_comments, category_id, updated_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, args...)
+			status, cover_image, published_at, show_comments, category_id, updated_at, created_at, render_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, append(args, renderVersion)...)
 	} else {
 		_, err = tx.Exec(ctx, `UPDATE posts SET title = $2, slug = $3, summary = $4, summary_source = $5,
 			content_markdown = $6, content_html = $7, toc = $8, status = $9, cover_image = $10, published_at = $11,
-			show_comments = $12, category_id = $13, updated_at = $14 WHERE id = $1 AND deleted_at IS NULL`, args[:14]...)
+			show_comments = $12, category_id = $13, updated_at = $14, render_version = $15 WHERE id = $1 AND deleted_at IS NULL`,
+			append(args[:14:14], renderVersion)...)
 	}
 	if err != nil {
 		if errors.Is(err, sqlstore.ErrConflict) {

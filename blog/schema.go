@@ -278,5 +278,11 @@ func migrations() []sqlstore.Migration {
 			`CREATE INDEX ap_activities_created ON ap_activities (created_at)`,
 			`CREATE INDEX ap_posts_object ON ap_posts (object_id)`,
 		)},
+		// The renderer's version a post's or page's HTML was made by: the
+		// blog renders older ones again as it starts (render_store.go).
+		{Name: "render version", Up: sqlstore.Statements(
+			`ALTER TABLE posts ADD COLUMN render_version INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE pages ADD COLUMN render_version INTEGER NOT NULL DEFAULT 0`,
+		)},
 	}
 }

@@ -184,9 +184,13 @@ func (s *Site) list(r *http.Request, kind string, v *templates.View, f postFilte
 	if n > pages {
 		return nil, httpx.NotFound()
 	}
-	for _, it := range items {
-		v.Posts = append(v.Posts, siteSummary(it))
+	covers := make([]*templates.PostSummary, len(items))
+	v.Posts = make([]templates.PostSummary, len(items))
+	for i, it := range items {
+		v.Posts[i] = siteSummary(it)
+		covers[i] = &v.Posts[i]
 	}
+	s.b.sizeSiteCovers(r.Context(), covers)
 	v.Pager = templates.Pager{Page: n, Pages: pages}
 	if n > 1 {
 		v.Pager.PrevURL = pageURL(n - 1)
@@ -330,6 +334,7 @@ func (s *Site) postView(r *http.Request, p *Post, form templates.CommentForm) (*
 	for _, e := range p.TOC {
 		post.TOC = append(post.TOC, templates.TOCEntry{Level: e.Level, Text: e.Text, ID: e.ID})
 	}
+	s.b.sizeSiteCovers(ctx, []*templates.PostSummary{&post.PostSummary})
 	v.Post = post
 	v.Form = form
 	if p.ShowComments {

@@ -1,10 +1,10 @@
 package filehost
 
 import (
-	"time"
-
+	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"folio/templates"
 )
@@ -32,7 +32,10 @@ type consoleChoice struct{ Value, Label string }
 type consoleCard struct {
 	*fileRecord
 	Thumb string // same-origin thumbnail path; empty when there is none
-	Badge string // the extension shown instead of a thumbnail
+	// Srcset and Sizes let the tile load the narrowest width that covers
+	// it instead of the thumbnail; empty for a picture served only whole.
+	Srcset, Sizes string
+	Badge         string // the extension shown instead of a thumbnail
 }
 
 // filesView is the "files" page's data.
@@ -50,14 +53,17 @@ type filesView struct {
 
 // fileView is the "file" page's data: the file and its edit form.
 type fileView struct {
-	File    *fileRecord
-	Kind    string // image, video, audio or file: what the preview shows
-	Src     string // same-origin path of the content, for the preview
-	Thumb   string
-	Copies  []templates.ConsoleCopy
-	Albums  []*album
-	Name    string // the form's values, as sent when a save failed
-	AlbumID string
+	File *fileRecord
+	Kind string // image, video, audio or file: what the preview shows
+	Src  string // same-origin path of the content, for the preview
+	// Srcset and Sizes let the preview load a width that fits the page;
+	// empty for a picture served only whole.
+	Srcset, Sizes string
+	Thumb         string
+	Copies        []templates.ConsoleCopy
+	Albums        []*album
+	Name          string // the form's values, as sent when a save failed
+	AlbumID       string
 	// Visibility is the file's, or what a failed save sent.
 	Visibility visibilityField
 	Shares     []shareCard
@@ -80,6 +86,9 @@ func newCard(f *fileRecord) consoleCard {
 	c := consoleCard{fileRecord: f}
 	if canThumbnail(f.Mimetype, f.Width, f.Height) {
 		c.Thumb = "/t/" + f.hash
+		if c.Srcset = imageSrcset("/i/"+f.hash, f.Mimetype, f.Width); c.Srcset != "" {
+			c.Sizes = tileSizes(f.Width, f.Height)
+		}
 	}
 	c.Badge = strings.ToUpper(f.Extension)
 	if c.Badge == "" {
@@ -95,6 +104,11 @@ func newFileView(f *fileRecord) *fileView {
 	if canThumbnail(f.Mimetype, f.Width, f.Height) {
 		v.Thumb = "/t/" + f.hash
 	}
+	if f.FileType == "image" {
+		if v.Srcset = imageSrcset(v.Src, f.Mimetype, f.Width); v.Srcset != "" {
+			v.Sizes = previewSizes
+		}
+	}
 	v.Copies = []templates.ConsoleCopy{
 		{ID: "link-url", Label: "URL", Value: f.Links.URL},
 		{ID: "link-markdown", Label: "Markdown", Value: f.Links.Markdown},
@@ -106,6 +120,39 @@ func newFileView(f *fileRecord) *fileView {
 	}
 	return v
 }
+
+// imageSrcset lists the same-origin image at path at each narrower width
+// the file host serves for its type, then whole at its own width; empty
+// when it is served only whole (docs/filehost.md#sizes).
+func imageSrcset(path, mime string, width int) string {
+	widths := narrowerWidths(mime, width)
+	if len(widths) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	for _, w := range widths {
+		fmt.Fprintf(&sb, "%s?w=%d %dw, ", path, w, w)
+	}
+	fmt.Fprintf(&sb, "%s %dw", path, width)
+	return sb.String()
+}
+
+// tileSizes is how wide a picture is drawn in the grid (files.css): a
+// tile is square, half the screen on a phone and about 16rem at most
+// elsewhere, and the picture covers it, so a wide one is drawn as much
+// wider than the tile as it is wider than high.
+func tileSizes(width, height int) string {
+	r := 1.0
+	if width > height && height > 0 {
+		r = float64(width) / float64(height)
+	}
+	return fmt.Sprintf("(max-width: 600px) %.0fvw, %.1frem", 50*r, 16*r)
+}
+
+// previewSizes is how wide the file page draws its picture (files.css):
+// the page's width on a narrow screen, three fifths of the console's
+// 72rem column beside the details elsewhere.
+const previewSizes = "(max-width: 800px) 100vw, 42rem"
 
 // consoleFilesBack is where a batch delete returns: the grid the form was
 // on, or the first page of the grid when back is anything else.

@@ -431,3 +431,46 @@ func TestConsoleDeleteFile(t *testing.T) {
 	b.Do("GET", "/i/"+up.hash(), nil).Expect(http.StatusNotFound)
 	b.PostForm("/console/files/"+up.ID+"/delete", "form_token", tok).Expect(http.StatusNotFound)
 }
+
+func TestConsoleGalleryAndFilePageLoadTheNarrowestFittingWidth(t *testing.T) {
+	e := newTestEnv(t)
+	ann, b := e.consoleUser("ann")
+	c := e.clientFor(ann)
+	wide := mustUpload(t, c, "wide.jpg", jpegBytes(t, 700, 350))
+	tall := mustUpload(t, c, "tall.png", pngBytes(t, 400, 800))
+	small := mustUpload(t, c, "small.png", pngBytes(t, 100, 80))
+	gif := mustUpload(t, c, "moving.gif", gifBytes(t, 900, 300))
+	set := func(path string, widths ...int) string {
+		var parts []string
+		for _, w := range widths[:len(widths)-1] {
+			parts = append(parts, fmt.Sprintf("%s?w=%d %dw", path, w, w))
+		}
+		return strings.Join(append(parts, fmt.Sprintf("%s %dw", path, widths[len(widths)-1])), ", ")
+	}
+	wideSet := set("/i/"+wide.hash(), 160, 320, 480, 640, 700)
+	grid := b.Do("GET", "/console/files", nil).Expect(http.StatusOK)
+	for _, want := range []string{
+		// A wide picture covers its square tile: drawn twice the tile's width.
+		`<img src="/t/` + wide.hash() + `" srcset="` + wideSet + `" sizes="(max-width: 600px) 100vw, 32.0rem" alt="" loading="lazy">`,
+		`<img src="/t/` + tall.hash() + `" srcset="` + set("/i/"+tall.hash(), 160, 320, 400) + `" sizes="(max-width: 600px) 50vw, 16.0rem" alt="" loading="lazy">`,
+		// Narrower than every listed width, or a GIF: the thumbnail only.
+		`<img src="/t/` + small.hash() + `" alt="" loading="lazy">`,
+		`<img src="/t/` + gif.hash() + `" alt="" loading="lazy">`,
+	} {
+		if !contains(grid, want) {
+			t.Errorf("grid lacks %s:\n%s", want, grid.Body)
+		}
+	}
+	page := b.Do("GET", "/console/files/"+wide.ID, nil).Expect(http.StatusOK)
+	want := `<img src="/i/` + wide.hash() + `" srcset="` + wideSet + `" sizes="(max-width: 800px) 100vw, 42rem" alt="wide.jpg" width="700" height="350">`
+	if !contains(page, want) {
+		t.Errorf("file page lacks %s:\n%s", want, page.Body)
+	}
+	if page := b.Do("GET", "/console/files/"+gif.ID, nil).Expect(http.StatusOK); contains(page, "srcset") {
+		t.Errorf("a GIF's page has a srcset:\n%s", page.Body)
+	}
+	admin := e.consoleAdmin()
+	if all := admin.Do("GET", "/console/admin/files", nil).Expect(http.StatusOK); !contains(all, `srcset="`+wideSet+`"`) {
+		t.Errorf("the administrator's grid lacks the srcset:\n%s", all.Body)
+	}
+}

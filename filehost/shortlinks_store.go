@@ -76,12 +76,20 @@ func (s *Service) linkOwners(ctx context.Context, objectID string, now int64) ([
 // maxSizeLookup bounds the keys of one query of ImageSizes.
 const maxSizeLookup = 200
 
-// ImageSizes answers the blog's question (blog.ImageSizer): the width and
-// height of the images behind the short links /i/{key}, for the keys that
-// name a live image whose size is known and that anyone may read
+// ImageSize is an image behind a short link: its pixel size and the
+// narrower widths /i/{key}?w=N serves for it, smallest first; none when
+// it is served only whole (docs/filehost.md#sizes).
+type ImageSize struct {
+	Width, Height int
+	Widths        []int
+}
+
+// ImageSizes answers the blog's question (blog.ImageSizer): the sizes of
+// the images behind the short links /i/{key}, for the keys that name a
+// live image whose size is known and that anyone may read
 // (docs/filehost.md#visibility). Keys are given as they appear in a link
 // (any case, without the extension); the answer uses them as given.
-func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]int, error) {
+func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string]ImageSize, error) {
 	byHash := map[string][]string{}
 	for _, k := range keys {
 		if h, ok := linkHash(k); ok {
@@ -92,12 +100,12 @@ func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]
 	for h := range byHash {
 		hashes = append(hashes, h)
 	}
-	out := map[string][2]int{}
+	out := map[string]ImageSize{}
 	now := sqlstore.FromTime(s.now())
 	for len(hashes) > 0 {
 		batch := hashes[:min(len(hashes), maxSizeLookup)]
 		hashes = hashes[len(batch):]
-		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height FROM objects o
+		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height, o.mimetype FROM objects o
 			WHERE o.file_type = 'image' AND o.width > 0 AND o.height > 0 AND o.hash IN (`+sqlstore.Placeholders(2, len(batch))+`)
 			AND EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$1")+` AND f.visibility <> 'restricted')`,
 			append([]any{now}, batch...)...)
@@ -105,14 +113,14 @@ func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string][2]
 			return nil, fmt.Errorf("filehost: image sizes: %w", err)
 		}
 		for rows.Next() {
-			var h string
+			var h, mime string
 			var w, ht int
-			if err := rows.Scan(&h, &w, &ht); err != nil {
+			if err := rows.Scan(&h, &w, &ht, &mime); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("filehost: image sizes: %w", err)
 			}
 			for _, k := range byHash[h] {
-				out[k] = [2]int{w, ht}
+				out[k] = ImageSize{Width: w, Height: ht, Widths: narrowerWidths(mime, w)}
 			}
 		}
 		err = rows.Err()

@@ -3,6 +3,7 @@ package filehost
 import (
 	"bytes"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -147,20 +148,28 @@ func TestImageSizesAnswerLiveImagesByTheirLinkKey(t *testing.T) {
 	img := mustUpload(t, c, "a.png", pngBytes(t, 7, 5))
 	gone := mustUpload(t, c, "b.png", pngBytes(t, 9, 3))
 	pdf := mustUpload(t, c, "a.pdf", pdfBytes).hash()
+	wide, _, _ := strings.Cut(mustUpload(t, c, "w.jpg", jpegBytes(t, 700, 10)).hash(), ".")
+	exact, _, _ := strings.Cut(mustUpload(t, c, "e.png", pngBytes(t, 480, 4)).hash(), ".")
+	anim, _, _ := strings.Cut(mustUpload(t, c, "g.gif", gifBytes(t, 900, 6)).hash(), ".")
 	c.Do("DELETE", "/api/v1/files/"+gone.ID, nil).Expect(http.StatusOK)
 	h, _, _ := strings.Cut(img.hash(), ".")
-	keys := []string{h, strings.ToUpper(h), h + ".png", gone.hash(), pdf, "not-a-key", "0000000000000000"}
+	keys := []string{h, strings.ToUpper(h), h + ".png", gone.hash(), pdf, "not-a-key", "0000000000000000", wide, exact, anim}
 	got, err := e.svc.ImageSizes(t.Context(), keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][2]int{h: {7, 5}, strings.ToUpper(h): {7, 5}, h + ".png": {7, 5}}
+	small := ImageSize{Width: 7, Height: 5}
+	want := map[string]ImageSize{h: small, strings.ToUpper(h): small, h + ".png": small,
+		// The narrower widths the file host serves; a GIF is served whole.
+		wide:  {Width: 700, Height: 10, Widths: []int{160, 320, 480, 640}},
+		exact: {Width: 480, Height: 4, Widths: []int{160, 320}},
+		anim:  {Width: 900, Height: 6}}
 	if len(got) != len(want) {
 		t.Fatalf("ImageSizes(%v) = %v, want %v", keys, got, want)
 	}
-	for k, wh := range want {
-		if got[k] != wh {
-			t.Errorf("ImageSizes[%q] = %v, want %v", k, got[k], wh)
+	for k, size := range want {
+		if !reflect.DeepEqual(got[k], size) {
+			t.Errorf("ImageSizes[%q] = %v, want %v", k, got[k], size)
 		}
 	}
 	if got, err := e.svc.ImageSizes(t.Context(), nil); err != nil || len(got) != 0 {

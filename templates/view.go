@@ -103,13 +103,19 @@ type Friend struct {
 
 // PostSummary is a post as a list shows it.
 type PostSummary struct {
-	Title       string
-	Slug        string
-	Summary     string
-	Cover       string
-	PublishedAt time.Time
-	Category    *Term
-	Tags        []Term
+	Title   string
+	Slug    string
+	Summary string
+	Cover   string
+	// CoverWidth and CoverHeight are the cover's pixel size, and
+	// CoverSrcset and CoverSizes its narrower widths and the width the
+	// theme shows it at, when it is one of Folio's own uploads (zero and
+	// empty otherwise: docs/design.md#classic-site).
+	CoverWidth, CoverHeight int
+	CoverSrcset, CoverSizes string
+	PublishedAt             time.Time
+	Category                *Term
+	Tags                    []Term
 }
 
 // Post is a post as its own page shows it.

@@ -84,7 +84,7 @@ func mediaExtras(cfg *Config, logger *slog.Logger, ownerName string, allow outbo
 			return nil, err
 		}
 		// The images brought home get their sizes, as a server's saves give them.
-		d.Media, d.Images, d.FetchAllow = fh, fh, cfg.FetchAllow.Join(allow)
+		d.Media, d.Images, d.FetchAllow = fh, imageSizes{fh}, cfg.FetchAllow.Join(allow)
 		*owner = id
 		return func() { unregister(context.Background()) }, nil
 	}

@@ -134,7 +134,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		return fail(err)
 	}
 	b, err := blog.New(ctx, blog.Deps{DB: db, Auth: authSvc, Settings: a.settings, Templates: pages, Logger: logger, AIMetrics: aiMetrics,
-		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: fh,
+		Instance: inst.ID, Instances: instances, Console: console, Storage: storageUsage{fh}, Images: imageSizes{fh},
 		Media: fh, FetchAllow: cfg.FetchAllow, FederationAllow: cfg.FederationAllow, FederationAllowHTTP: cfg.FederationAllowHTTP,
 		Version: folioVersion()})
 	if err != nil {
@@ -267,4 +267,20 @@ func (u storageUsage) StorageUsage(ctx context.Context) (blog.StorageStats, erro
 		return blog.StorageStats{}, err
 	}
 	return blog.StorageStats{Files: st.Files, Bytes: st.RecordBytes, StoredBytes: st.StorageBytes, Users: st.Users}, nil
+}
+
+// imageSizes hands the file host's image sizes to the blog, which gives
+// its own images srcset, width and height (docs/design.md#classic-site).
+type imageSizes struct{ fh *filehost.Service }
+
+func (s imageSizes) ImageSizes(ctx context.Context, keys []string) (map[string]blog.ImageSize, error) {
+	got, err := s.fh.ImageSizes(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]blog.ImageSize, len(got))
+	for k, v := range got {
+		out[k] = blog.ImageSize{Width: v.Width, Height: v.Height, Widths: v.Widths}
+	}
+	return out, nil
 }

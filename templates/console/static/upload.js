@@ -243,6 +243,13 @@
     }
     item.li.appendChild(result);
     item.li.dataset.state = "done";
+    // The preview swaps the whole picture for a served width (docs/console.md#uploading).
+    const preview = item.li.querySelector(".upload-preview");
+    const path = links.url ? new URL(links.url, location.href).pathname : "";
+    if (preview && path.startsWith("/i/") && /^image\/(jpeg|png|webp)$/.test(item.file.type)) {
+      preview.sizes = "16rem";
+      preview.srcset = [160, 320, 480, 640].map((w) => `${path}?w=${w} ${w}w`).join(", ");
+    }
   }
 
   function fail(item, message) {
