@@ -99,7 +99,7 @@ func TestOwnImagesGetASrcsetOfTheWidthsTheFileHostServes(t *testing.T) {
 		"![elsewhere](https://elsewhere.example/i/0123456789abcdef)\n\n" +
 		"![with a query](/i/0123456789abcdef?x=1)\n"
 	p := e.createPost(map[string]any{"title": "Pictures", "content_markdown": md})
-	const sizes = `sizes="(max-width: 46rem) calc(100vw - 2rem), 44rem"`
+	const sizes = `sizes="(max-width: 46rem) calc((100vw - 2rem) * 0.92), 40.48rem"`
 	set := func(base string) string {
 		return `srcset="` + base + `?w=160 160w, ` + base + `?w=320 320w, ` + base + `?w=480 480w, ` +
 			base + `?w=640 640w, ` + base + ` 700w" ` + sizes + `>`
@@ -160,7 +160,7 @@ func TestOwnCoversGetTheirSizeAndSrcset(t *testing.T) {
 	e.publish("Elsewhere", "slug", "elsewhere", "cover_image", "https://elsewhere.example/i/0123456789abcdef")
 	const set = `/i/0123456789abcdef.jpg?w=160 160w, /i/0123456789abcdef.jpg?w=320 320w, ` +
 		`/i/0123456789abcdef.jpg?w=480 480w, /i/0123456789abcdef.jpg?w=640 640w, /i/0123456789abcdef.jpg 700w`
-	const sizes = `(max-width: 46rem) calc(100vw - 2rem), 44rem`
+	const sizes = `(max-width: 46rem) calc((100vw - 2rem) * 0.92), 40.48rem`
 	own := `<img src="/i/0123456789abcdef.jpg" width="700" height="350" srcset="` + set + `" sizes="` + sizes + `"`
 	for path, want := range map[string][]string{
 		"/": {own + ` alt="Own" loading="lazy"`,

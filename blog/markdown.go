@@ -249,8 +249,13 @@ func (b *Blog) sizeImages(ctx context.Context, doc ast.Node) {
 
 // contentImageSizes is the width the theme's content column gives an
 // image (templates/static/style.css: main is at most 44rem wide, the page
-// has 1rem of padding on each side), which picks the srcset candidate.
-const contentImageSizes = "(max-width: 46rem) calc(100vw - 2rem), 44rem"
+// has 1rem of padding on each side), less 8%, which picks the srcset
+// candidate. The widths served are up to 25% apart
+// (docs/filehost.md#sizes): told the true width, a browser needing 665
+// pixels fetches 800, 50% more pixels than it shows. Told 8% less, it takes
+// the narrower width whenever that one is drawn at most 8% enlarged, which
+// nobody sees on a photo (docs/design.md, Image sizes).
+const contentImageSizes = "(max-width: 46rem) calc((100vw - 2rem) * 0.92), 40.48rem"
 
 // srcset lists an own image at each narrower width the file host serves,
 // then whole at its own width, on the URL the author wrote (relative or
