@@ -166,5 +166,12 @@ func migrations() []sqlstore.Migration {
 				PRIMARY KEY (object_id, width)
 			)`,
 		)},
+		// A JPEG's Exif orientation (docs/filehost.md#sizes): phones
+		// store portrait photos sideways and say so, and a page that
+		// reserves the stored width and height for one lays it out
+		// turned. Objects stored before are read as upright (1).
+		{Name: "object orientation", Up: sqlstore.Statements(
+			`ALTER TABLE objects ADD COLUMN orientation INTEGER NOT NULL DEFAULT 1`,
+		)},
 	}
 }

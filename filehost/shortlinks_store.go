@@ -76,7 +76,8 @@ func (s *Service) linkOwners(ctx context.Context, objectID string, now int64) ([
 // maxSizeLookup bounds the keys of one query of ImageSizes.
 const maxSizeLookup = 200
 
-// ImageSize is an image behind a short link: its pixel size and the
+// ImageSize is an image behind a short link: its pixel size as shown
+// (a JPEG stored sideways, Exif orientation 5 to 8, turned) and the
 // narrower widths /i/{key}?w=N serves for it, smallest first; none when
 // it is served only whole (docs/filehost.md#sizes).
 type ImageSize struct {
@@ -105,7 +106,7 @@ func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string]Ima
 	for len(hashes) > 0 {
 		batch := hashes[:min(len(hashes), maxSizeLookup)]
 		hashes = hashes[len(batch):]
-		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height, o.mimetype FROM objects o
+		rows, err := s.db.Query(ctx, `SELECT o.hash, o.width, o.height, o.orientation, o.mimetype FROM objects o
 			WHERE o.file_type = 'image' AND o.width > 0 AND o.height > 0 AND o.hash IN (`+sqlstore.Placeholders(2, len(batch))+`)
 			AND EXISTS (SELECT 1 FROM files f WHERE f.object_id = o.id AND `+liveFile("$1")+` AND f.visibility <> 'restricted')`,
 			append([]any{now}, batch...)...)
@@ -114,10 +115,13 @@ func (s *Service) ImageSizes(ctx context.Context, keys []string) (map[string]Ima
 		}
 		for rows.Next() {
 			var h, mime string
-			var w, ht int
-			if err := rows.Scan(&h, &w, &ht, &mime); err != nil {
+			var w, ht, orientation int
+			if err := rows.Scan(&h, &w, &ht, &orientation, &mime); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("filehost: image sizes: %w", err)
+			}
+			if orientation >= 5 && orientation <= 8 { // stored sideways: shown turned
+				w, ht = ht, w
 			}
 			for _, k := range byHash[h] {
 				out[k] = ImageSize{Width: w, Height: ht, Widths: narrowerWidths(mime, w)}

@@ -151,9 +151,11 @@ func TestImageSizesAnswerLiveImagesByTheirLinkKey(t *testing.T) {
 	wide, _, _ := strings.Cut(mustUpload(t, c, "w.jpg", jpegBytes(t, 700, 10)).hash(), ".")
 	exact, _, _ := strings.Cut(mustUpload(t, c, "e.png", pngBytes(t, 480, 4)).hash(), ".")
 	anim, _, _ := strings.Cut(mustUpload(t, c, "g.gif", gifBytes(t, 900, 6)).hash(), ".")
+	// A phone's portrait photo, stored 700×500 and shown 500×700.
+	side, _, _ := strings.Cut(mustUpload(t, c, "s.jpg", sidewaysPhoto(t, 700, 500)).hash(), ".")
 	c.Do("DELETE", "/api/v1/files/"+gone.ID, nil).Expect(http.StatusOK)
 	h, _, _ := strings.Cut(img.hash(), ".")
-	keys := []string{h, strings.ToUpper(h), h + ".png", gone.hash(), pdf, "not-a-key", "0000000000000000", wide, exact, anim}
+	keys := []string{h, strings.ToUpper(h), h + ".png", gone.hash(), pdf, "not-a-key", "0000000000000000", wide, exact, anim, side}
 	got, err := e.svc.ImageSizes(t.Context(), keys)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +165,8 @@ func TestImageSizesAnswerLiveImagesByTheirLinkKey(t *testing.T) {
 		// The narrower widths the file host serves; a GIF is served whole.
 		wide:  {Width: 700, Height: 10, Widths: []int{160, 320, 480, 640}},
 		exact: {Width: 480, Height: 4, Widths: []int{160, 320}},
-		anim:  {Width: 900, Height: 6}}
+		anim:  {Width: 900, Height: 6},
+		side:  {Width: 500, Height: 700, Widths: []int{160, 320, 480}}}
 	if len(got) != len(want) {
 		t.Fatalf("ImageSizes(%v) = %v, want %v", keys, got, want)
 	}

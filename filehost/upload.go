@@ -55,7 +55,10 @@ type object struct {
 	FileType  string
 	Width     int
 	Height    int
-	CreatedAt time.Time
+	// Orientation is a JPEG's Exif orientation (1-8), 1 for the rest:
+	// 5 to 8 show Width and Height swapped.
+	Orientation int
+	CreatedAt   time.Time
 
 	Shared bool // the one object uploads of this content reuse (allow_duplicate off)
 

@@ -1,11 +1,14 @@
 package filehost
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
+	"folio/filehost/imagemeta"
 	"folio/sqlstore"
 	"folio/storage"
 )
@@ -42,7 +45,7 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	if obj.Key, obj.intent, err = s.commitNew(ctx, in.w, set.PathPattern, now, in.md5, in.ext); err != nil {
 		return nil, err
 	}
-	obj.Width, obj.Height = s.dimensions(ctx, obj.Key, obj.Mimetype)
+	obj.Width, obj.Height, obj.Orientation = s.dimensions(ctx, obj.Key, obj.Mimetype)
 	obj.hashes = shortHashCandidates(in.md5, in.sha256, obj.ID, md5Taken)
 	rec, err := s.insertFile(ctx, userID, obj, in, opt, true)
 	if err == nil {
@@ -123,22 +126,30 @@ func (s *Service) commitNew(ctx context.Context, w storage.Writer, pattern strin
 	return key, intent, nil
 }
 
-// dimensions reads an image's size from its header; 0×0 when unknown.
-func (s *Service) dimensions(ctx context.Context, key, mimetype string) (int, int) {
+// dimensions reads an image's size from its header, as stored (0×0 when
+// unknown), and a JPEG's Exif orientation (1 otherwise).
+func (s *Service) dimensions(ctx context.Context, key, mimetype string) (width, height, orientation int) {
 	decode := configDecoder(mimetype)
 	if decode == nil {
-		return 0, 0
+		return 0, 0, 1
 	}
 	f, err := s.store.Open(ctx, key)
 	if err != nil {
-		return 0, 0
+		return 0, 0, 1
 	}
 	defer f.Close()
-	cfg, err := decode(f)
-	if err != nil {
-		return 0, 0
+	br := bufio.NewReaderSize(f, 64<<10)
+	orientation = 1
+	if mimetype == "image/jpeg" {
+		if head, err := br.Peek(64 << 10); len(head) > 0 && (err == nil || errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull)) {
+			orientation = max(imagemeta.JPEGOrientation(head), 1)
+		}
 	}
-	return cfg.Width, cfg.Height
+	cfg, err := decode(br)
+	if err != nil {
+		return 0, 0, 1
+	}
+	return cfg.Width, cfg.Height, orientation
 }
 
 // objectByContent finds an object whose MD5 and SHA-256 both match; nil
@@ -238,10 +249,10 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 func insertObjectTx(ctx context.Context, tx *sqlstore.Tx, o *object) error {
 	for _, h := range o.hashes {
 		var got string
-		err := tx.QueryRow(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, ref_count, shared, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $13)
+		err := tx.QueryRow(ctx, `INSERT INTO objects (id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, orientation, ref_count, shared, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13, $14)
 			ON CONFLICT DO NOTHING RETURNING hash`,
-			o.ID, o.MD5, o.SHA256, h, o.Key, o.Size, o.Mimetype, o.Extension, o.FileType, o.Width, o.Height,
+			o.ID, o.MD5, o.SHA256, h, o.Key, o.Size, o.Mimetype, o.Extension, o.FileType, o.Width, o.Height, max(o.Orientation, 1),
 			o.Shared, sqlstore.FromTime(o.CreatedAt)).Scan(&got)
 		if errors.Is(err, sqlstore.ErrNotFound) {
 			if o.Shared {
