@@ -50,9 +50,9 @@ func TestBackupOfASiteOnS3HoldsEveryObject(t *testing.T) {
 	stored := storeDigests(t, bucket)
 	entries := readArchive(t, site.backup(t))
 	m := manifestOf(t, entries)
-	// The three distinct uploads and the thumbnail.
-	if len(stored) != 4 || len(m.Objects) != 4 {
-		t.Fatalf("%d objects in the bucket, %d in the manifest; want 4 each: %v", len(stored), len(m.Objects), m.Objects)
+	// The three distinct uploads and the two PNGs' thumbnails.
+	if len(stored) != 5 || len(m.Objects) != 5 {
+		t.Fatalf("%d objects in the bucket, %d in the manifest; want 5 each: %v", len(stored), len(m.Objects), m.Objects)
 	}
 	body := map[string][]byte{}
 	for _, e := range entries {
