@@ -62,17 +62,6 @@ start_folio "$work" \
   FOLIO_SITE_SITE_NAME="Browser Test Blog" \
   FOLIO_SITE_DESCRIPTION="A blog seeded by the browser test"
 
-# api METHOD PATH [JSON]: prints the body, fails on a non-2xx status.
-api() {
-  local out status
-  out=$(curl -sS -b "$work/cookies" -c "$work/cookies" -H "Origin: $base" \
-    -H 'Content-Type: application/json' -X "$1" ${3:+--data "$3"} \
-    -w '\n%{http_code}' "$base$2") || fail "$1 $2: curl failed"
-  status=${out##*$'\n'}
-  out=${out%$'\n'*}
-  case "$status" in 2??) ;; *) fail "$1 $2: HTTP $status: $out" ;; esac
-  printf '%s' "$out"
-}
 # first_id JSON: the first "id" in a response.
 first_id() { grep -o '"id":"[^"]*"' <<<"$1" | head -n1 | cut -d'"' -f4; }
 

@@ -102,3 +102,17 @@ s3_bucket() {
     --user "$FOLIO_TEST_S3_ACCESS_KEY:$FOLIO_TEST_S3_SECRET_KEY" \
     "$FOLIO_TEST_S3_ENDPOINT/$1" >/dev/null || fail "could not create bucket $1"
 }
+
+# api METHOD PATH [JSON]: a JSON request to the Folio at $base with the
+# cookies of $work/cookies (signed in by an earlier call); prints the body,
+# fails on a non-2xx status.
+api() {
+  local out status
+  out=$(curl -sS -b "$work/cookies" -c "$work/cookies" -H "Origin: $base" \
+    -H 'Content-Type: application/json' -X "$1" ${3:+--data "$3"} \
+    -w '\n%{http_code}' "$base$2") || fail "$1 $2: curl failed"
+  status=${out##*$'\n'}
+  out=${out%$'\n'*}
+  case "$status" in 2??) ;; *) fail "$1 $2: HTTP $status: $out" ;; esac
+  printf '%s' "$out"
+}

@@ -49,17 +49,6 @@ start_folio "$work" \
   FOLIO_RENDER_RENDER_MODE=classic \
   FOLIO_SITE_SITE_NAME="Lighthouse Test Blog"
 
-# api METHOD PATH [JSON]: prints the body, fails on a non-2xx status.
-api() {
-  local out status
-  out=$(curl -sS -b "$work/cookies" -c "$work/cookies" -H "Origin: $base" \
-    -H 'Content-Type: application/json' -X "$1" ${3:+--data "$3"} \
-    -w '\n%{http_code}' "$base$2") || fail "$1 $2: curl failed"
-  status=${out##*$'\n'}
-  out=${out%$'\n'*}
-  case "$status" in 2??) ;; *) fail "$1 $2: HTTP $status: $out" ;; esac
-  printf '%s' "$out"
-}
 
 echo "== upload and publish"
 api POST /api/v1/admin/auth/login "{\"username\":\"admin\",\"password\":\"$password\"}" >/dev/null
