@@ -4,9 +4,11 @@
 // file with a password and open it signed out, tokens and a ShareX file, two-factor sign-in, and an administrator disabling the
 // account — and fails on anything a person would notice: a console error
 // or warning, an uncaught exception, a failed request, an unexpected HTTP
-// error, a Content Security Policy violation, or a serious accessibility
-// problem found by axe-core (in light and in dark mode). Every distinct
-// page is saved as a screenshot at 1280 and 390 pixels wide.
+// error, a Content Security Policy violation, a serious accessibility
+// problem found by axe-core (in light and in dark mode), or a page wider
+// than a 360 pixel phone screen (it would scroll sideways: look() names the
+// elements that stick out). Every distinct page is saved as a screenshot at
+// 1280 and 360 pixels wide, and at 360 in dark mode.
 //
 // scripts/browser-test.sh starts Folio and runs this with:
 //   BASE            the server's URL, e.g. http://127.0.0.1:41234
@@ -189,8 +191,9 @@ async function axe(page, name) {
 
 const shotNames = new Set();
 
-// look checks a page a person sees: quiet, accessible, and photographed
-// at desktop and phone widths (once per name).
+// look checks a page a person sees: quiet, accessible, no wider than a
+// phone's screen at the phone's width, and photographed at desktop and
+// phone widths (once per name).
 async function look(page, name) {
   await settle(page);
   await axe(page, name);
@@ -198,18 +201,60 @@ async function look(page, name) {
   check(title.trim() !== "", `${name} has no <title>`);
   const h1 = await page.locator("h1").count();
   check(h1 === 1, `${name} has ${h1} <h1> elements; a page has exactly one`);
-  if (!shotNames.has(name)) {
-    shotNames.add(name);
-    await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
-    const size = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-    await page.emulateMedia({ colorScheme: "dark" });
-    await page.screenshot({ path: join(SHOTS, `${name}-390-dark.png`), fullPage: true });
-    await page.emulateMedia({ colorScheme: "light" });
+  const first = !shotNames.has(name);
+  shotNames.add(name);
+  if (first) await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: PHONE, height: 780 });
+  try {
+    if (first) {
+      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}.png`), fullPage: true });
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}-dark.png`), fullPage: true });
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+    await fitsPhone(page, name);
+  } finally {
     await page.setViewportSize(size);
   }
   await settle(page);
+}
+
+// The narrowest phone the console is made for, in CSS pixels.
+const PHONE = 360;
+
+// fitsPhone fails when the page, at the phone's width, is wider than the
+// screen (it would scroll sideways), naming the elements that stick out
+// furthest, the widest first.
+async function fitsPhone(page, name) {
+  // One frame for the layout at the new width.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const res = await page.evaluate(() => {
+    const vw = window.innerWidth;
+    const sw = document.documentElement.scrollWidth;
+    if (sw <= vw) return { vw, sw, worst: [] };
+    const describe = (el) => {
+      let s = el.tagName.toLowerCase();
+      if (el.id) s += `#${el.id}`;
+      else if (el.classList.length) s += "." + [...el.classList].join(".");
+      const p = el.parentElement;
+      if (p && p !== document.body) s = `${p.tagName.toLowerCase()}${p.id ? "#" + p.id : p.classList.length ? "." + [...p.classList].join(".") : ""} > ${s}`;
+      return s;
+    };
+    const out = [];
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (r.right > vw + 0.5) out.push({ what: describe(el), right: Math.round(r.right), width: Math.round(r.width),
+        text: (el.textContent || "").trim().slice(0, 40) });
+    }
+    // The deepest offenders say most; keep those whose children all fit.
+    out.sort((a, b) => b.right - a.right || a.width - b.width);
+    return { vw, sw, worst: out.slice(0, 6) };
+  });
+  if (process.env.TMP_FIT_LOG && res.sw > res.vw) { console.log(`OVERFLOW ${name} ${res.sw}: ${JSON.stringify(res.worst)}`); return; }
+  check(res.sw <= res.vw, `${name} is ${res.sw} px wide at a ${res.vw} px wide viewport (it scrolls sideways); ` +
+    `sticking out furthest:\n    ${res.worst.map((w) => `${w.what} (right edge ${w.right} px, ${w.width} px wide${w.text ? `, "${w.text}"` : ""})`).join("\n    ")}`);
 }
 
 // ---------------------------------------------------------------------------
