@@ -1161,6 +1161,88 @@ async function stepRevisions(browser) {
 
 // ---------------------------------------------------------------------------
 
+// stepHome: the administrator's home and the phone
+// (docs/console.md#the-dashboard, #navigation). The administrator signs in
+// and lands on the dashboard of both sides; at 360 px the navigation folds
+// behind the Menu button, which opens it (Escape closes it), and a link in
+// it leads on; without JavaScript the navigation stays open; the account
+// page names the sessions by browser and system, the raw user-agent in
+// their title.
+async function stepHome(browser) {
+  const a = await newContext(browser, "admin-home");
+  const page = a.page;
+  try {
+    await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
+    check((await path(page)) === "/console/admin", `the administrator's sign-in led to ${page.url()}, not /console/admin`);
+    await go(page, "/console/");
+    check((await path(page)) === "/console/admin", `/console/ led the administrator to ${page.url()}, not the dashboard`);
+    await need(page, "#dash-blog", "the blog panel #dash-blog");
+    await need(page, "#dash-files", "the files panel #dash-files");
+    await need(page, '#dash-blog a.button[href="/console/blog/posts/new"]', "the New post button");
+    await need(page, '#dash-blog a[href="/console/blog/comments"]', "the comments waiting");
+    await need(page, "#dash-uploads img", "a thumbnail among the recent uploads");
+    await need(page, "main svg.chart-svg", "the charts");
+    check((await page.locator('#console-nav a[href="/console/admin"]').getAttribute("aria-current")) === "page",
+      "the Dashboard link is not marked as the current page");
+    await look(page, "dashboard");
+
+    // The phone: the navigation folds behind the Menu button.
+    await page.setViewportSize({ width: PHONE, height: 780 });
+    const toggle = page.locator("button.nav-toggle");
+    const nav = page.locator("#console-nav");
+    check(await toggle.isVisible(), `no Menu button at ${PHONE} px`);
+    check((await toggle.getAttribute("aria-controls")) === "console-nav", "the Menu button does not control #console-nav");
+    check((await toggle.getAttribute("aria-expanded")) === "false", "the Menu button says the menu is open before it is");
+    check(await nav.isHidden(), `the navigation shows at ${PHONE} px before the Menu button opens it`);
+    await toggle.click();
+    check((await toggle.getAttribute("aria-expanded")) === "true", "the Menu button does not say the menu is open");
+    check(await nav.isVisible(), "the Menu button does not show the navigation");
+    await fitsPhone(page, "dashboard with the menu open");
+    await axe(page, "dashboard with the menu open");
+    await page.screenshot({ path: join(SHOTS, `dashboard-menu-${PHONE}.png`), fullPage: true });
+    await page.keyboard.press("Escape");
+    check((await toggle.getAttribute("aria-expanded")) === "false" && await nav.isHidden(), "Escape does not close the menu");
+    check(await toggle.evaluate((b) => b === document.activeElement), "Escape does not give the focus back to the Menu button");
+    await toggle.click();
+    const posts = nav.locator('a[href="/console/blog/posts"]');
+    check(await posts.isVisible(), "the open menu lacks Posts");
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), posts.click()]);
+    check((await path(page)) === "/console/blog/posts", `the menu's Posts led to ${page.url()}`);
+    check((await page.locator('#console-nav a[href="/console/blog/posts"]').getAttribute("aria-current")) === "page",
+      "Posts is not marked as the current page");
+    check(await nav.isHidden(), "the navigation is open on the next page without the button");
+    await settle(page);
+
+    // The sessions, by browser and system.
+    await go(page, "/console/account");
+    const names = (await page.locator("#sessions .browser").allTextContents()).map((x) => x.trim());
+    check(names.length > 0, "the account page lists no session");
+    check(names.every((n) => n !== "" && !n.includes("/")), `the sessions show user-agent strings, not names: ${JSON.stringify(names)}`);
+    check(names.some((n) => /Chrome on Linux$/.test(n)), `this browser is not "… Chrome on Linux": ${JSON.stringify(names)}`);
+    const raw = await page.locator("#sessions .browser").first().getAttribute("title");
+    check(/^Mozilla\/5\.0 /.test(raw || ""), `the raw user-agent is not kept in the title: ${raw}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await look(page, "account-admin");
+  } finally {
+    await a.context.close();
+  }
+
+  // Without JavaScript the navigation stays open on a phone.
+  const plain = await browser.newContext({ baseURL: BASE, viewport: { width: PHONE, height: 780 }, javaScriptEnabled: false });
+  try {
+    const p = await plain.newPage();
+    await signIn(p, ADMIN_USER, ADMIN_PASSWORD);
+    check((await path(p)) === "/console/admin", `without JavaScript the sign-in led to ${p.url()}`);
+    check(await p.locator("#console-nav").isVisible(), "without JavaScript the navigation is hidden on a phone");
+    check(await p.locator("button.nav-toggle").isHidden(), "without JavaScript the Menu button shows (it would do nothing)");
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    check(width <= PHONE, `without JavaScript the dashboard is ${width} px wide at ${PHONE}`);
+    await p.screenshot({ path: join(SHOTS, `dashboard-nojs-${PHONE}.png`), fullPage: true });
+  } finally {
+    await plain.close();
+  }
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -1180,6 +1262,7 @@ async function main() {
     ["i. preview link, signed out", () => stepPreview(browser)],
     ["j. run the blog", () => stepBlog(browser)],
     ["k. revisions and slug redirect", () => stepRevisions(browser)],
+    ["m. the administrator's home and the phone", () => stepHome(browser)],
   ];
   let failed = false;
   try {
