@@ -252,7 +252,6 @@ async function fitsPhone(page, name) {
     out.sort((a, b) => b.right - a.right || a.width - b.width);
     return { vw, sw, worst: out.slice(0, 6) };
   });
-  if (process.env.TMP_FIT_LOG && res.sw > res.vw) { console.log(`OVERFLOW ${name} ${res.sw}: ${JSON.stringify(res.worst)}`); return; }
   check(res.sw <= res.vw, `${name} is ${res.sw} px wide at a ${res.vw} px wide viewport (it scrolls sideways); ` +
     `sticking out furthest:\n    ${res.worst.map((w) => `${w.what} (right edge ${w.right} px, ${w.width} px wide${w.text ? `, "${w.text}"` : ""})`).join("\n    ")}`);
 }
