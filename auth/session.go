@@ -95,6 +95,10 @@ type Session struct {
 	Current                          bool // the session of the asking request
 }
 
+// Browser names the session's browser and system ("Firefox on Linux"),
+// from its User-Agent.
+func (s Session) Browser() string { return BrowserName(s.UserAgent) }
+
 // ListSessions lists the user's live sessions, newest first; currentID
 // (the asking request's session, or "") is marked Current.
 func (s *Service) ListSessions(ctx context.Context, userID, currentID string) ([]Session, error) {

@@ -3,24 +3,11 @@ package blog
 import (
 	"context"
 	"net/http"
-	"time"
 )
 
 // dashboardRecent is how many comments and scheduled posts the blog
 // dashboard lists.
 const dashboardRecent = 5
-
-// postCounts are the live posts by what the administrator sees of them: a
-// published post whose time has not come is scheduled, not published.
-type postStatusCounts struct {
-	Draft, Scheduled, Published, Archived int
-}
-
-// scheduledPost is a post published in the future.
-type scheduledPost struct {
-	ID, Title   string
-	PublishedAt time.Time
-}
 
 // consoleComment is a comment as the console shows it: with its post's
 // slug, for the link to the site's post, and an excerpt.
@@ -35,37 +22,19 @@ type consoleComment struct {
 }
 
 type dashboardView struct {
-	Posts     postStatusCounts
-	Pending   int
-	Recent    []consoleComment
-	Scheduled []scheduledPost
-	Storage   *StorageStats // nil: no file host to ask, or it failed
+	Overview
+	Storage *StorageStats // nil: no file host to ask, or it failed
 }
 
 // handleConsoleDashboard is GET /console/blog: the blog at a glance
 // (docs/console.md#blog-dashboard).
 func (b consoleHandlers) handleConsoleDashboard(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	var d dashboardView
-	var err error
-	if d.Posts, err = b.postStatusCounts(ctx); err != nil {
-		return err
-	}
-	stats, err := b.commentStats(ctx)
+	o, err := b.Overview(ctx, dashboardRecent)
 	if err != nil {
 		return err
 	}
-	d.Pending = stats.Pending
-	recent, _, err := b.listComments(ctx, commentFilter{}, span{limit: dashboardRecent})
-	if err != nil {
-		return err
-	}
-	if d.Recent, err = b.consoleComments(ctx, recent); err != nil {
-		return err
-	}
-	if d.Scheduled, err = b.scheduledPosts(ctx, dashboardRecent); err != nil {
-		return err
-	}
+	d := dashboardView{Overview: o}
 	if b.storage != nil {
 		// The file host's numbers are a side panel: when they cannot be
 		// had, the blog's own still show.

@@ -20,7 +20,7 @@ func TestBlogConsoleFriendLinks(t *testing.T) {
 	}
 	id := items.Items[0]["id"].(string)
 	res, _ = consolePage(t, e.admin, "/console/blog/links", 200)
-	if !has(res, `<a href="/console/blog/links/`+id+`">Friend</a>`, "https://friend.example/", "<td>pending</td>", "<td>2</td>") {
+	if !has(res, `<a href="/console/blog/links/`+id+`">Friend</a>`, "https://friend.example/", `<td data-label="Status">pending</td>`, `<td data-label="Sort">2</td>`) {
 		t.Fatalf("list: %s", res.Body)
 	}
 

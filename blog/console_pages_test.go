@@ -50,7 +50,7 @@ func TestBlogConsolePagesCreateEditDelete(t *testing.T) {
 	}
 
 	list, _ := consolePage(t, e.admin, "/console/blog/pages", 200)
-	if !has(list, `<a href="/console/blog/pages/`+id+`">About me</a>`, "<td>about</td>", "<td>published</td>", "<td>Yes</td>", "<td>3</td>") {
+	if !has(list, `<a href="/console/blog/pages/`+id+`">About me</a>`, `<td data-label="Slug" class="blog-url">about</td>`, `<td data-label="Status">published</td>`, `<td data-label="In navigation">Yes</td>`, `<td data-label="Sort">3</td>`) {
 		t.Fatalf("list: %s", list.Body)
 	}
 

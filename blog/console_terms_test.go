@@ -28,7 +28,7 @@ func TestBlogConsoleTermsCreateRenameDelete(t *testing.T) {
 
 			res, _ := consolePage(t, e.admin, base, 200)
 			if !has(res, "<title>"+tc.title+" · ", `aria-current="page">`+tc.title+`</a>`, `action="`+base+`/`+term.ID+`"`,
-				`value="Go Notes"`, `value="go-notes"`, "<td>1</td>", `data-confirm="Delete “Go Notes”?`) {
+				`value="Go Notes"`, `value="go-notes"`, `<td data-label="Posts">1</td>`, `data-confirm="Delete “Go Notes”?`) {
 				t.Fatalf("list: %s", res.Body)
 			}
 

@@ -56,7 +56,11 @@
 // group each: the dashboard, posts and the editor, pages, categories and
 // tags, friend links, comments, revisions, preview links, federation,
 // settings, and import and export (console_import_http.go).
-// console_forms.go turns a refused write into the form shown again. The
+// console_forms.go turns a refused write into the form shown again.
+// overview.go counts what the dashboards show (Overview: posts by status,
+// comments waiting, the newest comments, the next scheduled posts), for
+// the blog's own dashboard and, through cmd/folio, the administrator's
+// home, which the file host serves. The
 // pages are methods of consoleHandlers, which wraps *Blog: the domain's
 // methods stay on *Blog, the pages' own helpers with the pages.
 //

@@ -41,7 +41,7 @@ func TestFederationConsolePageShowsHandleFollowersAndHealth(t *testing.T) {
 		`<a href="`+alice.URL+`" rel="nofollow noopener noreferrer">@`+alice.Handle+`</a> <span class="muted">`+alice.Name+`</span>`,
 		`<a href="`+bob.ID+`" rel="nofollow noopener noreferrer">`+bob.ID+`</a>`,
 		`name="action" value="approve"`, `name="action" value="remove"`, `value="block-domain"`, "Block "+srv.Host,
-		"down.example", "dial tcp: connection refused", `<td class="num">7</td>`,
+		"down.example", "dial tcp: connection refused", `<td data-label="Failures" class="num">7</td>`,
 		`<a href="/posts/shared-far">Shared far</a></td>`+"\n"+`<td class="num">2 likes</td>`+"\n"+`<td class="num">1 boost</td>`, "Nothing is blocked.") {
 		t.Fatalf("page: %s", res.Body)
 	}
@@ -194,7 +194,7 @@ func TestFederationConsoleFollowerActions(t *testing.T) {
 		"Blocked the domain port.example:8443 and removed 1 follower.")
 
 	page, _ := consolePage(t, e.admin, "/console/blog/federation", 200)
-	if !has(page, `<td class="blog-url">social.example</td>`, `<td class="blog-url">port.example:8443</td>`, `<td class="blog-url">https://other.example/users/hal</td>`) {
+	if !has(page, `<td data-label="Blocked" class="blog-url">social.example</td>`, `<td data-label="Blocked" class="blog-url">port.example:8443</td>`, `<td data-label="Blocked" class="blog-url">https://other.example/users/hal</td>`) {
 		t.Fatalf("blocks: %s", page.Body)
 	}
 	var n int

@@ -505,8 +505,8 @@ func (b *Blog) attachTags(ctx context.Context, postID string, names []string) er
 }
 
 // postStatusCounts counts the live posts by status, scheduled apart.
-func (b *Blog) postStatusCounts(ctx context.Context) (postStatusCounts, error) {
-	var c postStatusCounts
+func (b *Blog) postStatusCounts(ctx context.Context) (PostCounts, error) {
+	var c PostCounts
 	rows, err := b.db.Query(ctx, `SELECT CASE WHEN status = 'published' AND published_at > $1 THEN 'scheduled' ELSE status END AS s,
 		COUNT(*) FROM posts WHERE deleted_at IS NULL GROUP BY 1`, sqlstore.FromTime(b.now()))
 	if err != nil {
@@ -537,7 +537,7 @@ func (b *Blog) postStatusCounts(ctx context.Context) (postStatusCounts, error) {
 }
 
 // scheduledPosts lists the next n posts due to appear, soonest first.
-func (b *Blog) scheduledPosts(ctx context.Context, n int) ([]scheduledPost, error) {
+func (b *Blog) scheduledPosts(ctx context.Context, n int) ([]ScheduledPost, error) {
 	rows, err := b.db.Query(ctx, `SELECT p.id, p.title, p.published_at FROM posts p
 		WHERE p.status = 'published' AND p.deleted_at IS NULL AND p.published_at > $1
 		ORDER BY p.published_at, p.id LIMIT $2`, sqlstore.FromTime(b.now()), n)
@@ -545,9 +545,9 @@ func (b *Blog) scheduledPosts(ctx context.Context, n int) ([]scheduledPost, erro
 		return nil, fmt.Errorf("blog: scheduled posts: %w", err)
 	}
 	defer rows.Close()
-	var out []scheduledPost
+	var out []ScheduledPost
 	for rows.Next() {
-		var p scheduledPost
+		var p ScheduledPost
 		var at int64
 		if err := rows.Scan(&p.ID, &p.Title, &at); err != nil {
 			return nil, fmt.Errorf("blog: scheduled posts: %w", err)

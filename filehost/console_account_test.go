@@ -3,6 +3,7 @@ package filehost
 import (
 	"context"
 	"encoding/base32"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -163,4 +164,30 @@ func TestConsoleEmailChange(t *testing.T) {
 		t.Error("email not saved")
 	}
 	b.PostForm("/console/account/email", "email", "x@example.com").Expect(403)
+}
+
+func TestConsoleSessionsAreNamedByBrowserAndSystem(t *testing.T) {
+	e := newTestEnv(t)
+	e.createUser("uma", 0)
+	const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+	browsers := map[string]*httpxtest.Client{}
+	for _, ua := range []string{firefox, iphone} {
+		b := e.c.Clone()
+		b.Header = http.Header{"User-Agent": {ua}}
+		tok := b.Do("GET", "/console/login", nil).Expect(200).FormToken()
+		b.PostForm("/console/login", "form_token", tok, "username", "uma", "password", testPassword).Expect(303)
+		browsers[ua] = b
+	}
+	page := browsers[firefox].Do("GET", "/console/account", nil).Expect(200)
+	for _, tc := range []struct{ name, want string }{
+		{"this browser, by name, the user-agent kept in its title", `<span class="browser" title="` + firefox + `">Firefox on Linux</span> <strong>(this browser)</strong>`},
+		{"the other browser", `<span class="browser" title="` + iphone + `">Safari on iPhone</span>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !contains(page, tc.want) {
+				t.Errorf("the sessions list lacks %s: %s", tc.want, page.Body)
+			}
+		})
+	}
 }

@@ -90,7 +90,9 @@ func TestConsoleAlbumListPagesAndCounts(t *testing.T) {
 
 	p1 := b.Do("GET", "/console/albums", nil).Expect(http.StatusOK)
 	p2 := b.Do("GET", "/console/albums?page=2", nil).Expect(http.StatusOK)
-	rows := func(body []byte) int { return strings.Count(string(body), `<td><a href="/console/albums/`) }
+	rows := func(body []byte) int {
+		return strings.Count(string(body), `<td data-label="Name"><a href="/console/albums/`)
+	}
 	if rows(p1.Body) != 20 || rows(p2.Body) != 5 {
 		t.Fatalf("%d and %d rows, want 20 and 5", rows(p1.Body), rows(p2.Body))
 	}

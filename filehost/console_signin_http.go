@@ -19,10 +19,15 @@ type loginView struct {
 	RegisterOpen bool
 }
 
-// handleConsoleHome is GET /console/: the upload page is where a console
-// visit starts, as in Lsky Pro.
+// handleConsoleHome is GET /console/: the administrator starts on the
+// dashboard of both sides, the blog and the files; everyone else on the
+// upload page, as in Lsky Pro (docs/console.md#the-dashboard).
 func (s consoleHandlers) handleConsoleHome(w http.ResponseWriter, r *http.Request) error {
-	http.Redirect(w, r, "/console/upload", http.StatusSeeOther)
+	home := "/console/upload"
+	if auth.FromContext(r.Context()).IsAdmin() {
+		home = "/console/admin"
+	}
+	http.Redirect(w, r, home, http.StatusSeeOther)
 	return nil
 }
 

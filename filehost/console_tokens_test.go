@@ -104,7 +104,7 @@ func TestConsoleTokenIsShownOnceWorksAndStopsWhenRevoked(t *testing.T) {
 	if strings.Contains(string(list.Body), tok) {
 		t.Fatal("the tokens page shows a token's value")
 	}
-	if !contains(list, `<table id="tokens-table">`, `<tr data-token="ShareX laptop">`, "Not yet", "Never") {
+	if !contains(list, `<table id="tokens-table" class="cards">`, `<tr data-token="ShareX laptop">`, "Not yet", "Never") {
 		t.Fatalf("tokens table: %s", list.Body)
 	}
 

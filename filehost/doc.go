@@ -68,7 +68,10 @@
 // (console_upload*.go), files and albums (console_files*.go,
 // console_albums_http.go), tokens and client setups (console_tokens*.go),
 // account (console_account_http.go), administration (console_admin*.go,
-// console_dashboard_http.go, whose charts console_charts.go draws as SVG).
+// console_dashboard_http.go, the administrator's home, whose charts
+// console_charts.go draws as SVG and whose blog panel comes from
+// Deps.Blog, a BlogOverview (filehost.go) that cmd/folio fills from the
+// blog).
 // The pages are methods of consoleHandlers, which wraps *Service: the
 // domain's methods stay on *Service, the pages' own helpers with the pages.
 //

@@ -49,6 +49,42 @@ type Deps struct {
 	// blog's import, its Deps.SpoolDir), which the janitor sweeps;
 	// empty: the system's temporary folder.
 	SpoolDir string
+	// Blog, when not nil, tells the administrator's dashboard how the blog
+	// is doing (cmd/folio supplies the blog's numbers; the file host never
+	// imports it). Without it the dashboard shows the file host alone.
+	Blog BlogOverview
+}
+
+// BlogOverview reports the blog at a glance, cheaply enough for the
+// administrator's dashboard (docs/console.md#the-dashboard).
+type BlogOverview interface {
+	BlogOverview(ctx context.Context) (BlogStats, error)
+}
+
+// BlogStats are the blog's side of the dashboard: its live posts by
+// status (a published post whose time has not come is scheduled), the
+// comments waiting for moderation, the newest comments and the next
+// scheduled posts.
+type BlogStats struct {
+	Drafts, Scheduled, Published, Archived int
+	PendingComments                        int
+	RecentComments                         []BlogComment
+	ComingUp                               []BlogPost
+}
+
+// BlogComment is a recent comment: who wrote it, on which post (PostPath
+// is the post's address on the site, "" when it has none), its start on
+// one line and its status.
+type BlogComment struct {
+	Author, PostTitle, PostPath, Excerpt, Status string
+	CreatedAt                                    time.Time
+}
+
+// BlogPost is a scheduled post: EditPath opens it in the console's
+// editor.
+type BlogPost struct {
+	Title, EditPath string
+	PublishedAt     time.Time
 }
 
 // Service serves the file-hosting routes.
@@ -77,6 +113,7 @@ type Service struct {
 	instance  string
 	instances *sqlstore.Instances
 	spoolDir  string
+	blog      BlogOverview // Deps.Blog; nil: no blog panel
 
 	// Per-IP limits (docs/api.md#limits).
 	loginLimit    *httpx.RateLimiter
@@ -145,6 +182,7 @@ func newService(d Deps) *Service {
 		instance:      d.Instance,
 		instances:     d.Instances,
 		spoolDir:      d.SpoolDir,
+		blog:          d.Blog,
 		loginLimit:    httpx.NewRateLimiter(20, time.Minute),
 		registerLimit: httpx.NewRateLimiter(20, time.Minute),
 		refreshLimit:  httpx.NewRateLimiter(20, time.Minute),

@@ -27,6 +27,31 @@ func TestBlogDashboardShowsTheFileHostsStorage(t *testing.T) {
 	}
 }
 
+// TestAdministratorsDashboardShowsTheBlog checks the wiring of the
+// administrator's dashboard, which the file host serves, to the blog's
+// numbers (server.go's blogOverview): the administrator's console starts
+// there, with both sides.
+func TestAdministratorsDashboardShowsTheBlog(t *testing.T) {
+	_, c := newTestApp(t)
+	api := c.Clone()
+	api.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	api.Do("POST", "/api/v1/admin/posts", map[string]any{"title": "A draft to finish", "content_markdown": "Soon."}).Expect(201)
+	api.Do("POST", "/api/v1/admin/posts", map[string]any{"title": "Out now", "content_markdown": "Here.", "status": "published"}).Expect(201)
+	api.Upload("/api/v1/upload", "file", "a.png", testPNG(t)).Expect(200)
+
+	b := consoleAdmin(t, c)
+	if got := b.Do("GET", "/console/", nil).Expect(303).Location(); got != "/console/admin" {
+		t.Errorf("the administrator's console starts at %q, want /console/admin", got)
+	}
+	body := string(b.Do("GET", "/console/admin", nil).Expect(200).Body)
+	for _, want := range []string{`id="dash-blog"`, `?status=draft">Drafts</a></dt><dd>1</dd>`, `?status=published">Published</a></dt><dd>1</dd>`,
+		`id="dash-files"`, "<dt>Files</dt><dd>1</dd>", `<img src="/t/`} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("dashboard lacks %q: %s", want, body)
+		}
+	}
+}
+
 // TestBlogConsoleImportPageDownloadsTheExportWithTheConsoleSession checks
 // the export button of the console's import page in the whole app: a
 // console session (signed in through the console's own form) opens the

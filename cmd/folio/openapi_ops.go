@@ -462,7 +462,7 @@ func operations() map[string]operation {
 			queryParam("action", enum("", auditActions()...), "Only this action.")),
 		// Console: sign-in.
 		"GET /console":               {id: "consoleRoot", summary: "To the console", tag: "console", responses: responses(redirect(301, "To `/console/`."))},
-		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "To `/console/upload`, or without a session to the sign-in page."))},
+		"GET /console/":              {id: "consoleHome", summary: "The console's start", tag: "console", auth: console, responses: responses(redirect(303, "The administrator to the dashboard (`/console/admin`), anyone else to `/console/upload`; without a session to the sign-in page."))},
 		"GET /console/static/{file}": {id: "consoleAsset", summary: "A console asset", tag: "console", responses: responses(bytesOf(200, "The asset."), response{status: 304, description: "Not modified."}, htmlPage(404, "No such asset."))},
 		"GET /console/login":         with(page("consoleLoginForm", "The sign-in form", public, redirect(303, "Already signed in: to `next`.")), queryParam("next", stringOf(""), "A `/console/` path to go to after signing in.")),
 		"POST /console/login": post("consoleLogin", "Sign in", public, formBody("username", "password", "next", "form_token"),
@@ -526,7 +526,7 @@ func operations() map[string]operation {
 		"POST /console/account/sessions/revoke-others": post("consoleRevokeOtherSessions", "Sign out every other session", console, formBody("form_token"), back("To the account.")),
 
 		// Console: administration.
-		"GET /console/admin":       page("consoleDashboard", "The dashboard", console, forbiddenAdmin),
+		"GET /console/admin":       page("consoleDashboard", "The administrator's dashboard: the blog and the files", console, forbiddenAdmin),
 		"GET /console/admin/users": with(page("consoleUsers", "Every account", console, forbiddenAdmin, htmlPage(400, "A bad `page`.")), pageParam(), qParam),
 		"POST /console/admin/users": post("consoleCreateUser", "Add an account", console, formBody("username", "email", "password", "role", "quota", "form_token"),
 			back("To the new user's page."), 400, 409, 422),

@@ -116,7 +116,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
-	fhDeps.Console, fhDeps.Public, fhDeps.SiteName, fhDeps.Metrics = console, public, siteName, files
+	// The file host is made before the blog (the blog asks it for its
+	// storage numbers), so its dashboard's view of the blog is filled in
+	// once the blog exists, before anything is served.
+	overview := &blogOverview{}
+	fhDeps.Console, fhDeps.Public, fhDeps.SiteName, fhDeps.Metrics, fhDeps.Blog = console, public, siteName, files, overview
 	fh, err := filehost.New(ctx, fhDeps)
 	if err != nil {
 		return fail(err)
@@ -140,6 +144,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	if err != nil {
 		return fail(err)
 	}
+	overview.b = b
 	// Queued AI jobs write to the database: they finish, or are cancelled,
 	// before it closes.
 	a.closers = append(a.closers, func(ctx context.Context) {
@@ -267,6 +272,39 @@ func (u storageUsage) StorageUsage(ctx context.Context) (blog.StorageStats, erro
 		return blog.StorageStats{}, err
 	}
 	return blog.StorageStats{Files: st.Files, Bytes: st.RecordBytes, StoredBytes: st.StorageBytes, Users: st.Users}, nil
+}
+
+// blogOverview hands the blog's numbers to the administrator's dashboard,
+// which the file host serves: the blog and the file host never import
+// each other (docs/design.md). b is nil until the blog is made.
+type blogOverview struct{ b *blog.Blog }
+
+// blogOverviewItems is how many recent comments and scheduled posts the
+// dashboard lists.
+const blogOverviewItems = 5
+
+func (o *blogOverview) BlogOverview(ctx context.Context) (filehost.BlogStats, error) {
+	if o.b == nil {
+		return filehost.BlogStats{}, errors.New("the blog is not started")
+	}
+	v, err := o.b.Overview(ctx, blogOverviewItems)
+	if err != nil {
+		return filehost.BlogStats{}, err
+	}
+	out := filehost.BlogStats{Drafts: v.Posts.Draft, Scheduled: v.Posts.Scheduled, Published: v.Posts.Published,
+		Archived: v.Posts.Archived, PendingComments: v.Pending}
+	for _, c := range v.Recent {
+		path := ""
+		if c.PostSlug != "" {
+			path = "/posts/" + c.PostSlug
+		}
+		out.RecentComments = append(out.RecentComments, filehost.BlogComment{Author: c.Author, PostTitle: c.PostTitle,
+			PostPath: path, Excerpt: c.Excerpt, Status: c.Status, CreatedAt: c.CreatedAt})
+	}
+	for _, p := range v.Scheduled {
+		out.ComingUp = append(out.ComingUp, filehost.BlogPost{Title: p.Title, EditPath: "/console/blog/posts/" + p.ID, PublishedAt: p.PublishedAt})
+	}
+	return out, nil
 }
 
 // imageSizes hands the file host's image sizes to the blog, which gives

@@ -4,9 +4,11 @@
 // file with a password and open it signed out, tokens and a ShareX file, two-factor sign-in, and an administrator disabling the
 // account — and fails on anything a person would notice: a console error
 // or warning, an uncaught exception, a failed request, an unexpected HTTP
-// error, a Content Security Policy violation, or a serious accessibility
-// problem found by axe-core (in light and in dark mode). Every distinct
-// page is saved as a screenshot at 1280 and 390 pixels wide.
+// error, a Content Security Policy violation, a serious accessibility
+// problem found by axe-core (in light and in dark mode), or a page wider
+// than a 360 pixel phone screen (it would scroll sideways: look() names the
+// elements that stick out). Every distinct page is saved as a screenshot at
+// 1280 and 360 pixels wide, and at 360 in dark mode.
 //
 // scripts/browser-test.sh starts Folio and runs this with:
 //   BASE            the server's URL, e.g. http://127.0.0.1:41234
@@ -189,8 +191,9 @@ async function axe(page, name) {
 
 const shotNames = new Set();
 
-// look checks a page a person sees: quiet, accessible, and photographed
-// at desktop and phone widths (once per name).
+// look checks a page a person sees: quiet, accessible, no wider than a
+// phone's screen at the phone's width, and photographed at desktop and
+// phone widths (once per name).
 async function look(page, name) {
   await settle(page);
   await axe(page, name);
@@ -198,18 +201,59 @@ async function look(page, name) {
   check(title.trim() !== "", `${name} has no <title>`);
   const h1 = await page.locator("h1").count();
   check(h1 === 1, `${name} has ${h1} <h1> elements; a page has exactly one`);
-  if (!shotNames.has(name)) {
-    shotNames.add(name);
-    await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
-    const size = page.viewportSize();
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
-    await page.emulateMedia({ colorScheme: "dark" });
-    await page.screenshot({ path: join(SHOTS, `${name}-390-dark.png`), fullPage: true });
-    await page.emulateMedia({ colorScheme: "light" });
+  const first = !shotNames.has(name);
+  shotNames.add(name);
+  if (first) await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: PHONE, height: 780 });
+  try {
+    if (first) {
+      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}.png`), fullPage: true });
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}-dark.png`), fullPage: true });
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+    await fitsPhone(page, name);
+  } finally {
     await page.setViewportSize(size);
   }
   await settle(page);
+}
+
+// The narrowest phone the console is made for, in CSS pixels.
+const PHONE = 360;
+
+// fitsPhone fails when the page, at the phone's width, is wider than the
+// screen (it would scroll sideways), naming the elements that stick out
+// furthest, the widest first.
+async function fitsPhone(page, name) {
+  // One frame for the layout at the new width.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const res = await page.evaluate(() => {
+    const vw = window.innerWidth;
+    const sw = document.documentElement.scrollWidth;
+    if (sw <= vw) return { vw, sw, worst: [] };
+    const describe = (el) => {
+      let s = el.tagName.toLowerCase();
+      if (el.id) s += `#${el.id}`;
+      else if (el.classList.length) s += "." + [...el.classList].join(".");
+      const p = el.parentElement;
+      if (p && p !== document.body) s = `${p.tagName.toLowerCase()}${p.id ? "#" + p.id : p.classList.length ? "." + [...p.classList].join(".") : ""} > ${s}`;
+      return s;
+    };
+    const out = [];
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (r.right > vw + 0.5) out.push({ what: describe(el), right: Math.round(r.right), width: Math.round(r.width),
+        text: (el.textContent || "").trim().slice(0, 40) });
+    }
+    // The deepest offenders say most; keep those whose children all fit.
+    out.sort((a, b) => b.right - a.right || a.width - b.width);
+    return { vw, sw, worst: out.slice(0, 6) };
+  });
+  check(res.sw <= res.vw, `${name} is ${res.sw} px wide at a ${res.vw} px wide viewport (it scrolls sideways); ` +
+    `sticking out furthest:\n    ${res.worst.map((w) => `${w.what} (right edge ${w.right} px, ${w.width} px wide${w.text ? `, "${w.text}"` : ""})`).join("\n    ")}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -1116,6 +1160,88 @@ async function stepRevisions(browser) {
 
 // ---------------------------------------------------------------------------
 
+// stepHome: the administrator's home and the phone
+// (docs/console.md#the-dashboard, #navigation). The administrator signs in
+// and lands on the dashboard of both sides; at 360 px the navigation folds
+// behind the Menu button, which opens it (Escape closes it), and a link in
+// it leads on; without JavaScript the navigation stays open; the account
+// page names the sessions by browser and system, the raw user-agent in
+// their title.
+async function stepHome(browser) {
+  const a = await newContext(browser, "admin-home");
+  const page = a.page;
+  try {
+    await signIn(page, ADMIN_USER, ADMIN_PASSWORD);
+    check((await path(page)) === "/console/admin", `the administrator's sign-in led to ${page.url()}, not /console/admin`);
+    await go(page, "/console/");
+    check((await path(page)) === "/console/admin", `/console/ led the administrator to ${page.url()}, not the dashboard`);
+    await need(page, "#dash-blog", "the blog panel #dash-blog");
+    await need(page, "#dash-files", "the files panel #dash-files");
+    await need(page, '#dash-blog a.button[href="/console/blog/posts/new"]', "the New post button");
+    await need(page, '#dash-blog a[href="/console/blog/comments"]', "the comments waiting");
+    await need(page, "#dash-uploads img", "a thumbnail among the recent uploads");
+    await need(page, "main svg.chart-svg", "the charts");
+    check((await page.locator('#console-nav a[href="/console/admin"]').getAttribute("aria-current")) === "page",
+      "the Dashboard link is not marked as the current page");
+    await look(page, "dashboard");
+
+    // The phone: the navigation folds behind the Menu button.
+    await page.setViewportSize({ width: PHONE, height: 780 });
+    const toggle = page.locator("button.nav-toggle");
+    const nav = page.locator("#console-nav");
+    check(await toggle.isVisible(), `no Menu button at ${PHONE} px`);
+    check((await toggle.getAttribute("aria-controls")) === "console-nav", "the Menu button does not control #console-nav");
+    check((await toggle.getAttribute("aria-expanded")) === "false", "the Menu button says the menu is open before it is");
+    check(await nav.isHidden(), `the navigation shows at ${PHONE} px before the Menu button opens it`);
+    await toggle.click();
+    check((await toggle.getAttribute("aria-expanded")) === "true", "the Menu button does not say the menu is open");
+    check(await nav.isVisible(), "the Menu button does not show the navigation");
+    await fitsPhone(page, "dashboard with the menu open");
+    await axe(page, "dashboard with the menu open");
+    await page.screenshot({ path: join(SHOTS, `dashboard-menu-${PHONE}.png`), fullPage: true });
+    await page.keyboard.press("Escape");
+    check((await toggle.getAttribute("aria-expanded")) === "false" && await nav.isHidden(), "Escape does not close the menu");
+    check(await toggle.evaluate((b) => b === document.activeElement), "Escape does not give the focus back to the Menu button");
+    await toggle.click();
+    const posts = nav.locator('a[href="/console/blog/posts"]');
+    check(await posts.isVisible(), "the open menu lacks Posts");
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), posts.click()]);
+    check((await path(page)) === "/console/blog/posts", `the menu's Posts led to ${page.url()}`);
+    check((await page.locator('#console-nav a[href="/console/blog/posts"]').getAttribute("aria-current")) === "page",
+      "Posts is not marked as the current page");
+    check(await nav.isHidden(), "the navigation is open on the next page without the button");
+    await settle(page);
+
+    // The sessions, by browser and system.
+    await go(page, "/console/account");
+    const names = (await page.locator("#sessions .browser").allTextContents()).map((x) => x.trim());
+    check(names.length > 0, "the account page lists no session");
+    check(names.every((n) => n !== "" && !n.includes("/")), `the sessions show user-agent strings, not names: ${JSON.stringify(names)}`);
+    check(names.some((n) => /Chrome on Linux$/.test(n)), `this browser is not "… Chrome on Linux": ${JSON.stringify(names)}`);
+    const raw = await page.locator("#sessions .browser").first().getAttribute("title");
+    check(/^Mozilla\/5\.0 /.test(raw || ""), `the raw user-agent is not kept in the title: ${raw}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await look(page, "account-admin");
+  } finally {
+    await a.context.close();
+  }
+
+  // Without JavaScript the navigation stays open on a phone.
+  const plain = await browser.newContext({ baseURL: BASE, viewport: { width: PHONE, height: 780 }, javaScriptEnabled: false });
+  try {
+    const p = await plain.newPage();
+    await signIn(p, ADMIN_USER, ADMIN_PASSWORD);
+    check((await path(p)) === "/console/admin", `without JavaScript the sign-in led to ${p.url()}`);
+    check(await p.locator("#console-nav").isVisible(), "without JavaScript the navigation is hidden on a phone");
+    check(await p.locator("button.nav-toggle").isHidden(), "without JavaScript the Menu button shows (it would do nothing)");
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    check(width <= PHONE, `without JavaScript the dashboard is ${width} px wide at ${PHONE}`);
+    await p.screenshot({ path: join(SHOTS, `dashboard-nojs-${PHONE}.png`), fullPage: true });
+  } finally {
+    await plain.close();
+  }
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -1135,6 +1261,7 @@ async function main() {
     ["i. preview link, signed out", () => stepPreview(browser)],
     ["j. run the blog", () => stepBlog(browser)],
     ["k. revisions and slug redirect", () => stepRevisions(browser)],
+    ["m. the administrator's home and the phone", () => stepHome(browser)],
   ];
   let failed = false;
   try {

@@ -1,9 +1,33 @@
 // Behaviour shared by every console page, for what a form cannot do alone:
-// copy buttons (of a field or of a <pre>), confirmation of destructive
-// actions, select-all boxes, and file fields that refuse a file too large
-// before it is sent.
+// the phone's Menu button, copy buttons (of a field or of a <pre>),
+// confirmation of destructive actions, select-all boxes, and file fields
+// that refuse a file too large before it is sent.
 // Pages work without it; it only makes them quicker to use.
 "use strict";
+
+// On a phone the navigation folds away behind the Menu button (base.css
+// hides it while the button is shown and says it is closed). The button
+// is hidden in the HTML, so that without this script the navigation stays
+// open.
+(() => {
+  const button = document.querySelector("button.nav-toggle[aria-controls]");
+  const nav = button && document.getElementById(button.getAttribute("aria-controls"));
+  if (!nav) return;
+  const setOpen = (open) => button.setAttribute("aria-expanded", String(open));
+  button.hidden = false;
+  button.addEventListener("click", () => {
+    // The navigation follows the button in the page, so Tab goes on
+    // into it: the focus stays on the button, as a disclosure's does.
+    setOpen(button.getAttribute("aria-expanded") !== "true");
+  });
+  // Escape closes an open menu and gives the focus back to its button.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || button.getAttribute("aria-expanded") !== "true") return;
+    if (button.offsetParent === null) return; // a wide screen: no menu to close
+    setOpen(false);
+    button.focus();
+  });
+})();
 
 // copyText writes text to the clipboard and says so on the button.
 async function copyText(text, button) {
