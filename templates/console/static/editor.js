@@ -255,7 +255,8 @@
 
   const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
   const mod = isMac ? "⌘" : "Ctrl";
-  // The actions of the toolbar, in its order, with their shortcuts: keys
+  // The actions of the toolbar, in its order, with their shortcuts (each
+  // button's visible text is part of its name, for voice control); keys
   // as the title shows them after Ctrl (⌘ on a Mac); a letter matched as
   // typed (any layout), a digit by its key's place (Shift+8 types "*" on
   // one keyboard and "(" on another).
@@ -268,11 +269,11 @@
     "sep",
     { id: "bulleted", label: "Bulleted list", text: "• List", keys: ["Shift+8"], digit: "Shift+Digit8",
       run: () => prefixLines(() => "- ", /^(\s*)[-*+] /) },
-    { id: "numbered", label: "Numbered list", text: "1. List", keys: ["Shift+7"], digit: "Shift+Digit7",
+    { id: "numbered", label: "1. List, numbered", text: "1. List", keys: ["Shift+7"], digit: "Shift+Digit7",
       run: () => prefixLines((n) => n + ". ", /^(\s*)\d+[.)] /) },
     { id: "quote", label: "Quote", text: "❝", keys: ["Shift+9"], digit: "Shift+Digit9", run: () => prefixLines(() => "> ", /^(\s*)> ?/) },
     "sep",
-    { id: "code", label: "Inline code", text: "`c`", cls: "md-code", keys: ["E"], letter: "e", run: () => wrap("`", "`", "code") },
+    { id: "code", label: "Inline code", text: "code", cls: "md-code", keys: ["E"], letter: "e", run: () => wrap("`", "`", "code") },
     { id: "codeblock", label: "Code block", text: "```", cls: "md-code", keys: ["Shift+E"], shiftLetter: "e", run: codeBlock },
     { id: "image", label: "Upload an image", text: "Image", run: () => imagePicker && imagePicker.click() },
   ];
@@ -463,7 +464,7 @@
     entry.id = field.id + "-entry";
     entry.setAttribute("list", field.dataset.tags);
     entry.autocomplete = "off";
-    entry.placeholder = "Add a tag, then Enter or a comma";
+    entry.placeholder = "Add a tag";
     if (field.getAttribute("aria-describedby")) entry.setAttribute("aria-describedby", field.getAttribute("aria-describedby"));
     if (field.getAttribute("aria-invalid")) entry.setAttribute("aria-invalid", field.getAttribute("aria-invalid"));
     const label = form.querySelector("label[for='" + field.id + "']");
