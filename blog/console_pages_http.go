@@ -123,9 +123,12 @@ type pageFormView struct {
 	ShowInNav   bool
 	SortOrder   string
 	PublicSlug  string // the slug of the stored page while it is published: a link to the site
-	Templates   []pageTemplate
-	Statuses    []string
-	Field       string
+	// PublishedSlug is the stored slug of a published or archived page:
+	// the editor says that changing it moves the page's URL.
+	PublishedSlug string
+	Templates     []pageTemplate
+	Statuses      []string
+	Field         string
 	// Saved: the page follows a save, so the editor's script drops the
 	// stored draft; SavedAlso names more draft keys it makes stale.
 	Saved     bool
@@ -152,6 +155,9 @@ func (b consoleHandlers) newPageForm(p *Page) (pageFormView, error) {
 		f.Status, f.Template, f.ShowInNav, f.SortOrder = p.Status, p.Template, p.ShowInNav, strconv.Itoa(p.SortOrder)
 		if p.Status == StatusPublished {
 			f.PublicSlug = p.Slug
+		}
+		if p.Status == StatusPublished || p.Status == StatusArchived {
+			f.PublishedSlug = p.Slug
 		}
 		cfg = p.ConfigMap()
 	}

@@ -8,8 +8,8 @@ import (
 func TestBlogConsolePageEditorShowsEveryTemplatesFieldset(t *testing.T) {
 	e := newConsoleEnv(t)
 	res, _ := consolePage(t, e.admin, "/console/blog/pages/new", 200)
-	if !has(res, "<title>New page · ", `data-editor data-draft-key="page:new"`, `data-slug-source`, `data-slug-target`,
-		`data-md-source`, `<div class="article" data-md-preview></div>`, `/static/editor.`,
+	if !has(res, "<title>New page · ", `data-editor data-draft-key="page:new"`,
+		`left empty, it is made from the title when saved.`, `data-md-source`, `<div class="article" data-md-preview></div>`, `/static/editor.`,
 		`<option value="about">about</option>`, `<option value="default" selected>default</option>`,
 		`data-template-config="about"`, `data-template-config="default"`,
 		`name="config.about.email" type="text" value="" data-required>`, `email <span class="blog-required">(required)</span>`,
@@ -18,6 +18,10 @@ func TestBlogConsolePageEditorShowsEveryTemplatesFieldset(t *testing.T) {
 	}
 	if has(res, "/revisions") {
 		t.Error("a new page links to revisions")
+	}
+	// The editor never fills the slug in from the title (docs/console.md#posts-and-the-editor).
+	if has(res, "data-slug-source") || has(res, "data-slug-target") || has(res, "slug-note") {
+		t.Error("a new page's slug follows its title or says it is published")
 	}
 }
 

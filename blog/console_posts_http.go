@@ -254,10 +254,13 @@ type postEditorView struct {
 	Tags       []Term
 	AIEnabled  bool
 	ViewURL    string // the post on the site, when it is visible there
-	DraftKey   string
-	Saved      bool   // the page follows a save: the script drops the stored draft
-	SavedAlso  string // more draft keys the save makes stale ("post:new")
-	MaxContent int
+	// PublishedSlug is the stored slug of a post that has been published:
+	// the editor says that changing it moves the post's URL.
+	PublishedSlug string
+	DraftKey      string
+	Saved         bool   // the page follows a save: the script drops the stored draft
+	SavedAlso     string // more draft keys the save makes stale ("post:new")
+	MaxContent    int
 }
 
 // renderPostEditor shows the editor with f, status and the problem.
@@ -279,6 +282,11 @@ func (b consoleHandlers) renderPostEditor(w http.ResponseWriter, r *http.Request
 		ev.DraftKey = "post:" + cur.ID
 		if s.Render.RenderMode == "classic" && cur.Status == StatusPublished && cur.PublishedAt != nil && !cur.PublishedAt.After(b.now()) {
 			ev.ViewURL = "/posts/" + cur.Slug
+		}
+		// Published once: its status says so, or its date has come (the
+		// slug rule of docs/console.md#posts-and-the-editor).
+		if cur.Status == StatusPublished || cur.Status == StatusArchived || cur.PublishedAt != nil && !cur.PublishedAt.After(b.now()) {
+			ev.PublishedSlug = cur.Slug
 		}
 	}
 	v := b.console.View(w, r, title, "blog-posts")

@@ -124,9 +124,14 @@ func TestConsolePostEditorPages(t *testing.T) {
 	e := newConsoleEnv(t)
 	e.createTerm("tags", "golang")
 	res, _ := consolePage(t, e.admin, "/console/blog/posts/new", 200)
-	if !has(res, "<h1>New post</h1>", `data-draft-key="post:new"`, `data-slug-source`, `data-slug-target`, `data-md-source`,
-		`data-md-preview`, `data-md-status`, `<option value="golang">`, "editor.", `name="published_at"`) {
+	if !has(res, "<h1>New post</h1>", `data-draft-key="post:new"`, `empty: made from the title when saved`, `data-md-source`,
+		`data-md-preview`, `data-md-status`, `<option value="golang">`, "editor.", `name="published_at"`,
+		`<small id="tags-hint">separated by commas; a new name creates the tag</small>`) {
 		t.Fatalf("new post page: %s", res.Body)
+	}
+	// The editor never fills the slug in from the title (docs/console.md#posts-and-the-editor).
+	if has(res, "data-slug-source") || has(res, "data-slug-target") || has(res, "slug-note") {
+		t.Fatal("a new post's slug follows its title or says it is published")
 	}
 	if has(res, "Generate with AI") {
 		t.Fatal("the AI button shows while AI is off")
@@ -432,4 +437,35 @@ func TestConsolePreview(t *testing.T) {
 	preview("# Hi").Expect(403)
 	preview("# Hi", "X-Form-Token", "forged").Expect(403)
 	preview(strings.Repeat("x", 1<<20+1), "X-Form-Token", tok).Expect(413)
+}
+
+func TestConsolePostEditorSaysAPublishedSlugMovesTheURL(t *testing.T) {
+	e := newConsoleEnv(t)
+	published := e.publish("Out there", "slug", "out-there")
+	draft := e.createPost(map[string]any{"title": "Not yet", "slug": "not-yet"})
+	for _, tc := range []struct {
+		name, id string
+		want     []string
+		not      []string
+	}{
+		{"published: the current slug and the note", published.ID,
+			[]string{`value="out-there"`, `aria-describedby="slug-hint slug-note"`, "empty: keeps the current one",
+				`<small id="slug-note" class="slug-note muted">Published at /posts/out-there. Changing the slug moves the post to a new URL; the old one redirects there.</small>`},
+			nil},
+		{"never published: no note", draft.ID,
+			[]string{`value="not-yet"`, "empty: made from the title when saved"},
+			[]string{"slug-note", "keeps the current one"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := consolePage(t, e.admin, "/console/blog/posts/"+tc.id, 200)
+			if !has(res, tc.want...) {
+				t.Fatalf("editor lacks %q: %s", tc.want, res.Body)
+			}
+			for _, n := range tc.not {
+				if has(res, n) {
+					t.Errorf("editor has %q", n)
+				}
+			}
+		})
+	}
 }

@@ -49,7 +49,7 @@ func TestImportedBlocksAndCardsShowNoTags(t *testing.T) {
 		{"wordpress-blocks", []string{
 			`<a href="https://old.example/wp-content/uploads/2023/05/cliffs.jpg"><img src="https://old.example/wp-content/uploads/2023/05/cliffs-1024x683.jpg" alt="Cliffs at dawn"`,
 			"<li><img src=\"https://old.example/wp-content/uploads/2023/05/harbour.jpg\" alt=\"Harbour\" loading=\"lazy\" decoding=\"async\"><br>\n<em>The harbour</em></li>",
-			`<th style="text-align:right">Miles</th>`, "<td>Tuesday <em>(rain)</em></td>", "<p><em>Distances walked</em></p>",
+			`<th class="align-right">Miles</th>`, "<td>Tuesday <em>(rain)</em></td>", "<p><em>Distances walked</em></p>",
 			"<p>— Jules Verne</p>\n</blockquote>", `<a href="https://www.youtube.com/watch?v=dQw4w9WgXcQ">A song for the road</a>`,
 			`<a href="https://old.example/wp-content/uploads/2023/05/waves.mp4">waves.mp4</a>`, "<p>Grey water, grey sky,<br>\ngulls",
 			`<a href="https://old.example/wp-content/uploads/2023/05/map.pdf">The map</a>`, "<p>Thanks for reading.</p>\n<p>See you next time.</p>",

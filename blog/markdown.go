@@ -19,9 +19,11 @@ import (
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"folio/blog/highlight"
 	"folio/httpx"
 )
 
@@ -49,10 +51,15 @@ type rendered struct {
 // never passes raw HTML through and never emits a dangerous link.
 func newMarkdown() goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.Footnote),
+		// GFM, its table told to write no style="text-align:…": the
+		// console's CSP refuses inline style, so an aligned column is
+		// a class the style sheets align (tableAlignClasses).
+		goldmark.WithExtensions(extension.Linkify, extension.Strikethrough, extension.TaskList,
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)), extension.Footnote),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(linkSanitizer{}, 1000), util.Prioritized(taskListClasses{}, 1001)),
+			parser.WithASTTransformers(util.Prioritized(linkSanitizer{}, 1000), util.Prioritized(taskListClasses{}, 1001),
+				util.Prioritized(tableAlignClasses{}, 1002)),
 		),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(escapeHTMLRenderer{}, 100)),
@@ -331,6 +338,23 @@ func (taskListClasses) Transform(doc *ast.Document, _ text.Reader, _ parser.Cont
 	})
 }
 
+// tableAlignClasses gives each cell of an aligned column the class
+// align-left, align-center or align-right, which the theme and the
+// console's preview align (docs/console.md#syntax-highlighting-and-tables).
+type tableAlignClasses struct{}
+
+func (tableAlignClasses) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if cell, ok := n.(*extast.TableCell); ok && entering {
+			if cell.Alignment != extast.AlignNone {
+				cell.SetAttributeString("class", []byte("align-"+cell.Alignment.String()))
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
 // escapeHTMLRenderer shows raw HTML written in Markdown as text instead of
 // passing it through (stored XSS) or silently dropping it (the author would
 // lose what they typed). It also writes task checkboxes with a name, which
@@ -341,6 +365,34 @@ func (escapeHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer)
 	reg.Register(ast.KindRawHTML, renderRawHTMLEscaped)
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlockEscaped)
 	reg.Register(extast.KindTaskCheckBox, renderTaskCheckBox)
+	reg.Register(ast.KindFencedCodeBlock, renderFencedCode)
+}
+
+// renderFencedCode writes a fenced block as goldmark does, <pre><code
+// class="language-x">, its code coloured by blog/highlight when the
+// language is one it knows (docs/console.md#syntax-highlighting-and-tables).
+func renderFencedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*ast.FencedCodeBlock)
+	if !entering {
+		_, _ = w.WriteString("</code></pre>\n")
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString("<pre><code")
+	lang := n.Language(source)
+	if lang != nil {
+		_, _ = w.WriteString(` class="language-`)
+		gmhtml.DefaultWriter.Write(w, lang)
+		_ = w.WriteByte('"')
+	}
+	_ = w.WriteByte('>')
+	var code []byte
+	lines := n.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		code = append(code, seg.Value(source)...)
+	}
+	_, _ = w.Write(highlight.Append(nil, string(lang), code))
+	return ast.WalkContinue, nil
 }
 
 // renderTaskCheckBox writes a task's checkbox named by the task's text, so

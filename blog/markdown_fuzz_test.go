@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"folio/blog/highlight"
 )
 
 // markdownSeeds are Markdown sources that reach every construct the
@@ -17,6 +20,7 @@ var markdownSeeds = []string{
 	"- [x] done\n- [ ] todo\n\n5. five\n6. six\n",
 	"Text[^1] and more[^note].\n\n[^1]: A note.\n[^note]: # A heading in a note\n",
 	"```go\nfunc main() {}\n```\n\n    indented\n\n> quote\n> > nested\n\n---\n",
+	"```html\n<a href=\"javascript:x\" onclick='y'><!-- c\n```\n\n```bash\necho ${x} \"$y\" # </code>\n```\n\n```diff\n-a\n+<b>\n```\n",
 	"Setext\n===\n\n## Two\n\n### Three {#custom}\n\n###### Six\n",
 	"<https://example.org> www.example.org me@example.org line  \nbreak\\\nagain",
 	"![img](/a.png \"t\") ![d](data:image/png;base64,iVBORw0KGgo=) ![x](data:image/svg+xml;base64,PHN2Zz4=)",
@@ -36,9 +40,10 @@ var markdownSeeds = []string{
 // FuzzRender renders any Markdown as the blog does and checks the HTML the
 // way a browser would read it (docs/testing.md#fuzzing): every tag is one
 // goldmark writes for Markdown, never one from raw HTML; every attribute
-// is one of those tags' own (so no on…= handler), with its value in double
-// quotes; every href and src names no scheme but the ones safeURL allows;
-// and the table of contents lists the headings of the HTML, in order.
+// is one of those tags' own (so no on…= handler, no style), with its value
+// in double quotes, a class only the renderer's own; every href and src
+// names no scheme but the ones safeURL allows; and the table of contents
+// lists the headings of the HTML, in order.
 func FuzzRender(f *testing.F) {
 	for _, s := range markdownSeeds {
 		f.Add(s)
@@ -88,7 +93,8 @@ func checkHTML(s string) ([]htmlTag, error) {
 // that a browser would run, or that goldmark does not write, fails it.
 func TestCheckHTMLRefusesLiveHTML(t *testing.T) {
 	good := `<p>a &lt;b&gt; <a href="https://x" title="t">x</a> <img src="data:image/png;base64,AA" alt="i"></p>` +
-		`<td style="text-align:left">1</td><input checked="" disabled="" type="checkbox"><br>`
+		`<td class="align-left">1</td><input checked="" disabled="" type="checkbox"><br>` +
+		`<pre tabindex="0"><code class="language-go"><span class="hl-k">func</span></code></pre>`
 	if _, err := checkHTML(good); err != nil {
 		t.Fatalf("checkHTML(%q): %v", good, err)
 	}
@@ -97,7 +103,8 @@ func TestCheckHTMLRefusesLiveHTML(t *testing.T) {
 		`<a href="javascript:alert(1)">`, `<a href="java&#9;script:x">`, `<a href=" &#x4A;avascript:x">`,
 		`<a href="data:image/png,x">`, `<img src="data:image/svg+xml,x">`, `<a HREF="x">`, `<iframe>`,
 		"<p>a > b</p>", "<!-- x -->", `<p style="color:red">`, `<input type="text">`, `<a href="x" href="y">`,
-		`<a title="<x>">`, "<p", `<a href="x>`,
+		`<a title="<x>">`, "<p", `<a href="x>`, `<td style="text-align:left">`, `<td class="x">`,
+		`<span class="evil">`, `<span style="color:red">`,
 	} {
 		if _, err := checkHTML(bad); err == nil {
 			t.Errorf("checkHTML(%q) passes", bad)
@@ -197,8 +204,9 @@ var markdownTags = map[string][]string{
 	"br": nil, "hr": nil, "ul": {"class"}, "ol": {"start", "class"}, "li": {"id", "class"},
 	"h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
 	"a": {"href", "title", "class", "role"}, "img": {"src", "alt", "title", "loading", "decoding", "width", "height"},
-	"table": nil, "thead": nil, "tbody": nil, "tr": nil, "th": {"style"}, "td": {"style"},
+	"table": nil, "thead": nil, "tbody": nil, "tr": nil, "th": {"class"}, "td": {"class"},
 	"input": {"checked", "disabled", "type", "aria-label"}, "sup": {"id"}, "div": {"class", "role"},
+	"span": {"class"},
 }
 
 // checkTag holds one tag to markdownTags and its values to what goldmark
@@ -213,9 +221,18 @@ func checkTag(tag htmlTag) error {
 			return fmt.Errorf("attribute %s on <%s>", name, tag.name)
 		}
 		switch name {
-		case "style":
-			if v != "text-align:left" && v != "text-align:center" && v != "text-align:right" {
-				return fmt.Errorf("style %q on <%s>", v, tag.name)
+		case "class":
+			// A table cell's alignment and a highlighted token's kind
+			// are the classes the renderer itself gives.
+			switch tag.name {
+			case "th", "td":
+				if v != "align-left" && v != "align-center" && v != "align-right" {
+					return fmt.Errorf("class %q on <%s>", v, tag.name)
+				}
+			case "span":
+				if !slices.Contains(highlight.Classes(), v) {
+					return fmt.Errorf("class %q on <span>", v)
+				}
 			}
 		case "type":
 			if v != "checkbox" {

@@ -64,7 +64,7 @@ func TestRenderedHTMLServesKeyboardAndScreenReaders(t *testing.T) {
 		`<li class="task-list-item"><input checked="" disabled="" type="checkbox" aria-label="Buy &#34;milk&#34; now"> Buy &quot;milk&quot; &lt;b&gt;now&lt;/b&gt;</li>`,
 		`<li class="task-list-item"><input disabled="" type="checkbox" aria-label="Call Ann"> Call <em>Ann</em></li>`,
 		"<ul>\n<li>plain item</li>",
-		`<pre><code class="language-go">func main() { x := &quot;&lt;script&gt;&quot; }` + "\n</code></pre>",
+		`<pre><code class="language-go"><span class="hl-k">func</span> <span class="hl-f">main</span>() { x := <span class="hl-s">&quot;&lt;script&gt;&quot;</span> }` + "\n</code></pre>",
 		`<pre><code>indented &lt;i&gt;` + "\n</code></pre>",
 		`<img src="/a.png" alt="pic" loading="lazy" decoding="async">`,
 	} {
@@ -74,5 +74,59 @@ func TestRenderedHTMLServesKeyboardAndScreenReaders(t *testing.T) {
 	}
 	if strings.Contains(out.HTML, "<b>") || strings.Contains(out.HTML, "<script>") || strings.Contains(out.HTML, "<i>") {
 		t.Errorf("raw HTML passed through:\n%s", out.HTML)
+	}
+}
+
+func TestFencedCodeIsHighlightedInItsLanguage(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	for _, tc := range []struct {
+		name, md, want string
+	}{
+		{"go keeps pre and code with the language class", "```go\nfunc f() {}\n```\n",
+			`<pre><code class="language-go"><span class="hl-k">func</span> <span class="hl-f">f</span>() {}` + "\n</code></pre>"},
+		{"the language in any case, extra info ignored", "```JS title=\"x\"\nlet a = 1\n```\n",
+			`<pre><code class="language-JS"><span class="hl-k">let</span> a = <span class="hl-n">1</span>` + "\n</code></pre>"},
+		{"code escaped inside a token", "```html\n<a title=\"&<>\">x</a>\n```\n",
+			`&lt;<span class="hl-k">a</span> <span class="hl-t">title</span>=<span class="hl-s">&quot;&amp;&lt;&gt;&quot;</span>&gt;x&lt;/<span class="hl-k">a</span>&gt;`},
+		{"diff lines added and deleted", "```diff\n-old\n+new\n```\n",
+			`<span class="hl-del">-old</span>` + "\n" + `<span class="hl-add">+new</span>`},
+		{"an unknown language is escaped text", "```brainfuck\n+[<>]\n```\n",
+			`<pre><code class="language-brainfuck">+[&lt;&gt;]` + "\n</code></pre>"},
+		{"no language, no class and no span", "```\nfunc x\n```\n", "<pre><code>func x\n</code></pre>"},
+		{"an indented block is not highlighted", "    func x\n", "<pre><code>func x\n</code></pre>"},
+		{"an empty block", "```go\n```\n", `<pre><code class="language-go"></code></pre>`},
+		{"a language with a quote stays in its attribute", "```a\"b\nx\n```\n", `<pre><code class="language-a&quot;b">x`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := b.render(t.Context(), tc.md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.HTML, tc.want) {
+				t.Fatalf("HTML lacks %s:\n%s", tc.want, out.HTML)
+			}
+			if _, err := checkHTML(out.HTML); err != nil {
+				t.Fatalf("%v in %s", err, out.HTML)
+			}
+		})
+	}
+}
+
+func TestAlignedTableCellsCarryClassesNotStyle(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	out, err := b.render(t.Context(), "| Name | Mid | Miles | Plain |\n|:-----|:---:|------:|-------|\n| a | b | 12 | c |\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<th class="align-left">Name</th>`, `<th class="align-center">Mid</th>`, `<th class="align-right">Miles</th>`, "<th>Plain</th>",
+		`<td class="align-left">a</td>`, `<td class="align-center">b</td>`, `<td class="align-right">12</td>`, "<td>c</td>",
+	} {
+		if !strings.Contains(out.HTML, want) {
+			t.Errorf("HTML lacks %s:\n%s", want, out.HTML)
+		}
+	}
+	if strings.Contains(out.HTML, "style=") || strings.Contains(out.HTML, "align=") {
+		t.Errorf("the table carries inline alignment:\n%s", out.HTML)
 	}
 }

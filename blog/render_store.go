@@ -9,8 +9,10 @@ import (
 // renderVersion is the version of what the renderer makes of Markdown,
 // stored with each post's and page's HTML. It goes up when stored HTML
 // should change without its author saving again: 1, own images carry a
-// srcset (docs/design.md#classic-site).
-const renderVersion = 1
+// srcset (docs/design.md#classic-site); 2, fenced code is highlighted and
+// aligned table cells carry a class instead of a style
+// (docs/console.md#syntax-highlighting-and-tables).
+const renderVersion = 2
 
 // rerender renders again the live posts and pages whose HTML an older
 // renderer made, as the blog starts. A row saved meanwhile is left as its

@@ -70,6 +70,11 @@ var conversions = []struct {
 	{"table of WordPress's table block", `<figure class="wp-block-table"><table class="has-fixed-layout"><tbody><tr><td>1</td><td>2</td></tr></tbody></table>` +
 		`<figcaption class="wp-element-caption">Numbers</figcaption></figure>`, "| 1 | 2 |\n| --- | --- |\n\n*Numbers*\n", nil},
 
+	{"table and code of Folio's own HTML: align classes, highlighted spans", `<table><thead><tr><th class="align-right">N</th>` +
+		`<th class="align-center">M</th></tr></thead><tbody><tr><td class="align-right">1</td><td>2</td></tr></tbody></table>` +
+		`<pre tabindex="0"><code class="language-go"><span class="hl-k">func</span> <span class="hl-f">f</span>()</code></pre>`,
+		"| N | M |\n| --: | :-: |\n| 1 | 2 |\n\n```go\nfunc f()\n```\n", nil},
+
 	// WordPress's blocks.
 	{"image block with a link", `<figure class="wp-block-image size-large"><a href="/full.jpg"><img src="/s.jpg" alt="S" class="wp-image-9"/></a>` +
 		`<figcaption class="wp-element-caption">A <em>view</em></figcaption></figure>`, "[![S](/s.jpg)](/full.jpg)\n\n*A *view**\n", nil},

@@ -202,8 +202,8 @@ func span(v string, limit int) int {
 }
 
 // cellAlign is a cell's alignment ("left", "center", "right" or ""), from
-// its align attribute, its style's text-align, or WordPress's
-// has-text-align-… class.
+// its align attribute, its style's text-align, WordPress's
+// has-text-align-… class or Folio's own align-… class.
 func cellAlign(td *htmlNode) string {
 	valid := func(a string) string {
 		switch a = strings.ToLower(strings.TrimSpace(a)); a {
@@ -224,6 +224,9 @@ func cellAlign(td *htmlNode) string {
 	}
 	for _, class := range strings.Fields(td.attr("class")) {
 		if a, ok := strings.CutPrefix(class, "has-text-align-"); ok && valid(a) != "" {
+			return a
+		}
+		if a, ok := strings.CutPrefix(class, "align-"); ok && valid(a) != "" {
 			return a
 		}
 	}

@@ -3,18 +3,21 @@
 //
 //   <form data-editor data-draft-key="post:<id>|post:new|page:<id>|page:new"
 //         [data-saved="more keys"]>   the page follows a save: drop the draft
-//   <input data-slug-source>          the title the slug is derived from
-//   <input data-slug-target>          the slug, derived until the author edits it
-//   <textarea data-md-source>         the Markdown; images dropped or pasted upload
+//   <textarea data-md-source>         the Markdown, with a formatting toolbar and
+//                                     shortcuts above it; images dropped or pasted upload
 //   <div data-md-preview>             the live preview  (+ [data-md-status])
 //   <input type="datetime-local" data-local-time="hidden-id">  shown in local
 //                                     time, sent as RFC 3339 in the hidden field
-//   <input data-tags="datalist-id">   comma-separated tags, shown as chips
+//   <input data-tags="datalist-id">   comma-separated tags, shown as chips; Enter
+//                                     or a comma adds one, a pasted list adds each
 //   <button data-upload-into="id">    uploads a file and puts its URL in #id
 //   <button data-ai-summary="id">     fills #id with a summary from the AI
 //
-// Without it the form still works: the server derives an empty slug, reads
-// the date as UTC and the tags as a comma-separated list.
+// The slug is sent as the writer typed it: empty, the server makes one from
+// the title (or keeps a published post's); the editor never fills it in.
+// Without this script the form still works: the toolbar's Markdown is
+// typed by hand, the date is read as UTC and the tags as a comma-separated
+// list.
 "use strict";
 
 (() => {
@@ -26,46 +29,13 @@
   const preview = document.querySelector("[data-md-preview]");
   const previewStatus = document.querySelector("[data-md-status]");
   const uploadStatus = form.querySelector("[data-upload-status]");
+  const title = form.querySelector('input[name="title"]');
   const draftKey = "folio:draft:" + (form.dataset.draftKey || location.pathname);
 
   for (const note of document.querySelectorAll(".editor-nojs")) note.hidden = true;
 
-  let dirty = false;
   let submitting = false;
-  const changed = () => {
-    dirty = true;
-    saveDraftSoon();
-  };
-
-  // -- The slug follows the title until the author types one. It is
-  // derived as the server derives it (blog/validate.go, slugify).
-  const title = form.querySelector("[data-slug-source]");
-  const slug = form.querySelector("[data-slug-target]");
-  const slugify = (s) => {
-    let out = "";
-    let dash = false;
-    for (const ch of s) {
-      const c = ch.toLowerCase();
-      if (/^[a-z0-9]$/.test(c) && ch.charCodeAt(0) < 128) {
-        if (dash && out) out += "-";
-        dash = false;
-        out += c;
-        if (out.length >= 100) break;
-      } else {
-        dash = true;
-      }
-    }
-    return out.slice(0, 100).replace(/-+$/, "");
-  };
-  if (title && slug) {
-    let follows = slug.value === "" || slug.value === slugify(title.value);
-    title.addEventListener("input", () => {
-      if (follows) slug.value = slugify(title.value);
-    });
-    slug.addEventListener("input", () => {
-      follows = slug.value === "";
-    });
-  }
+  const changed = () => saveDraftSoon();
 
   // -- Live preview, by the blog's own renderer.
   let previewTimer = 0;
@@ -129,15 +99,21 @@
   function insertAtCaret(text) {
     const start = source.selectionStart ?? source.value.length;
     const end = source.selectionEnd ?? start;
-    source.setRangeText(text, start, end, "end");
+    edit(start, end, text, start + text.length, start + text.length);
   }
   function replaceText(from, to) {
     const i = source.value.indexOf(from);
     if (i < 0) return;
-    const caret = source.selectionStart;
-    source.setRangeText(to, i, i + from.length, "preserve");
-    if (caret > i) source.selectionStart = source.selectionEnd = Math.max(i, caret + to.length - from.length);
-    source.dispatchEvent(new Event("input", { bubbles: true }));
+    const { selectionStart: s0, selectionEnd: e0 } = source;
+    const shift = (p) => (p <= i ? p : Math.max(i, p + to.length - from.length));
+    if (document.activeElement === source) {
+      edit(i, i + from.length, to, shift(s0), shift(e0));
+    } else {
+      // The writer is in another field: the text changes without taking
+      // the focus from them.
+      source.setRangeText(to, i, i + from.length, "preserve");
+      source.dispatchEvent(new Event("input", { bubbles: true }));
+    }
   }
   let uploadSeq = 0;
   async function uploadImages(files) {
@@ -174,6 +150,218 @@
       if (!files.length) return;
       event.preventDefault();
       uploadImages(files);
+    });
+  }
+
+  // -- Editing the Markdown. Every change goes through edit(): the
+  // browser's insertText command keeps the textarea's own undo history
+  // (Ctrl+Z undoes a toolbar action like typing); where it is missing,
+  // setRangeText changes the text, without undo.
+  function edit(start, end, text, selStart, selEnd) {
+    if (document.activeElement !== source) source.focus();
+    source.setSelectionRange(start, end);
+    let done = false;
+    try {
+      done = document.execCommand("insertText", false, text) && source.value.slice(start, start + text.length) === text;
+    } catch (err) {
+      done = false;
+    }
+    if (!done) {
+      source.setRangeText(text, start, end, "end");
+      source.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    source.setSelectionRange(selStart, selEnd);
+  }
+
+  // wrap puts before and after around the selection (or a placeholder,
+  // then selected), or takes them away when they are already there.
+  function wrap(before, after, placeholder) {
+    const { selectionStart: s, selectionEnd: e, value: v } = source;
+    const sel = v.slice(s, e);
+    if (sel.length >= before.length + after.length && sel.startsWith(before) && sel.endsWith(after)) {
+      const inner = sel.slice(before.length, sel.length - after.length);
+      edit(s, e, inner, s, s + inner.length);
+    } else if (v.slice(s - before.length, s) === before && v.slice(e, e + after.length) === after) {
+      edit(s - before.length, e + after.length, sel, s - before.length, e - before.length);
+    } else {
+      const text = sel || placeholder;
+      edit(s, e, before + text + after, s + before.length, s + before.length + text.length);
+    }
+  }
+
+  // lines is the start and end of the whole lines the selection touches.
+  function lines() {
+    const { selectionStart: s, selectionEnd: e, value: v } = source;
+    const start = v.lastIndexOf("\n", s - 1) + 1;
+    const last = e > s && v[e - 1] === "\n" ? e - 1 : e;
+    let end = v.indexOf("\n", last);
+    if (end < 0) end = v.length;
+    return [start, end];
+  }
+
+  // prefixLines gives each selected line the prefix made by mark (its
+  // number), or takes it away when every non-empty line has one; other
+  // list or quote marks give way, so a bulleted list becomes numbered.
+  const lineMark = /^(\s*)(?:[-*+] |\d+[.)] |> ?)/;
+  function prefixLines(mark, has) {
+    const [start, end] = lines();
+    const old = source.value.slice(start, end).split("\n");
+    const filled = old.filter((l) => l.trim() !== "");
+    const remove = filled.length > 0 && filled.every((l) => has.test(l));
+    let n = 0;
+    const out = old.map((l) => {
+      if (remove) return l.replace(has, "$1");
+      if (l.trim() === "" && old.length > 1) return l;
+      return l.replace(lineMark, "$1").replace(/^(\s*)/, "$1" + mark(++n));
+    }).join("\n");
+    const single = source.selectionStart === source.selectionEnd && old.length === 1;
+    edit(start, end, out, single ? start + out.length : start, start + out.length);
+  }
+
+  // heading sets the current line's level (0: none); cycle goes from
+  // none to ## to ### and back.
+  function heading(level) {
+    const [start, end] = lines();
+    const line = source.value.slice(start, end).split("\n")[0];
+    const m = /^(#{1,6})\s+/.exec(line);
+    const now = m ? m[1].length : 0;
+    if (level === undefined) level = now === 0 ? 2 : now === 2 ? 3 : 0;
+    else if (level === now) level = 0;
+    const text = (level ? "#".repeat(level) + " " : "") + line.slice(m ? m[0].length : 0);
+    edit(start, start + line.length, text, start + text.length, start + text.length);
+  }
+
+  function link() {
+    const { selectionStart: s, selectionEnd: e, value: v } = source;
+    const sel = v.slice(s, e);
+    if (/^(https?:\/\/|mailto:|\/)\S*$/.test(sel)) {
+      // A URL selected: it becomes the target, the caret goes to the text.
+      edit(s, e, "[](" + sel + ")", s + 1, s + 1);
+      return;
+    }
+    const label = sel || "link text";
+    const text = "[" + label + "](https://)";
+    const url = s + label.length + 3;
+    edit(s, e, text, sel ? url : s + 1, sel ? url + 8 : s + 1 + label.length);
+  }
+
+  function codeBlock() {
+    const [start, end] = lines();
+    const body = source.value.slice(start, end);
+    const text = "```\n" + body + "\n```";
+    // The caret after the opening fence, to type the language.
+    edit(start, end, text, start + 3, start + 3);
+  }
+
+  const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
+  const mod = isMac ? "⌘" : "Ctrl";
+  // The actions of the toolbar, in its order, with their shortcuts (each
+  // button's visible text is part of its name, for voice control); keys
+  // as the title shows them after Ctrl (⌘ on a Mac); a letter matched as
+  // typed (any layout), a digit by its key's place (Shift+8 types "*" on
+  // one keyboard and "(" on another).
+  const actions = [
+    { id: "bold", label: "Bold", text: "B", keys: ["B"], letter: "b", run: () => wrap("**", "**", "bold text") },
+    { id: "italic", label: "Italic", text: "I", cls: "md-i", keys: ["I"], letter: "i", run: () => wrap("_", "_", "italic text") },
+    { id: "heading", label: "Heading", text: "H", keys: ["Alt+2", "Alt+3"], run: () => heading(),
+      title: "Heading: ## then ### then none" },
+    { id: "link", label: "Link", text: "Link", keys: ["K"], letter: "k", run: link },
+    "sep",
+    { id: "bulleted", label: "Bulleted list", text: "• List", keys: ["Shift+8"], digit: "Shift+Digit8",
+      run: () => prefixLines(() => "- ", /^(\s*)[-*+] /) },
+    { id: "numbered", label: "1. List, numbered", text: "1. List", keys: ["Shift+7"], digit: "Shift+Digit7",
+      run: () => prefixLines((n) => n + ". ", /^(\s*)\d+[.)] /) },
+    { id: "quote", label: "Quote", text: "❝", keys: ["Shift+9"], digit: "Shift+Digit9", run: () => prefixLines(() => "> ", /^(\s*)> ?/) },
+    "sep",
+    { id: "code", label: "Inline code", text: "code", cls: "md-code", keys: ["E"], letter: "e", run: () => wrap("`", "`", "code") },
+    { id: "codeblock", label: "Code block", text: "```", cls: "md-code", keys: ["Shift+E"], shiftLetter: "e", run: codeBlock },
+    { id: "image", label: "Upload an image", text: "Image", run: () => imagePicker && imagePicker.click() },
+  ];
+  let imagePicker = null;
+  if (source) {
+    const bar = document.createElement("div");
+    bar.className = "md-toolbar";
+    bar.setAttribute("role", "toolbar");
+    bar.setAttribute("aria-label", "Formatting");
+    bar.setAttribute("aria-controls", source.id);
+    const buttons = [];
+    for (const a of actions) {
+      if (a === "sep") {
+        const sep = document.createElement("span");
+        sep.className = "md-sep";
+        sep.setAttribute("aria-hidden", "true");
+        bar.append(sep);
+        continue;
+      }
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.md = a.id;
+      b.textContent = a.text;
+      if (a.cls) b.className = a.cls;
+      b.setAttribute("aria-label", a.label);
+      const keys = a.keys || [];
+      b.title = (a.title || a.label) + (keys.length ? " (" + keys.map((k) => mod + "+" + k).join(", ") + ")" : "");
+      if (keys.length) b.setAttribute("aria-keyshortcuts", keys.map((k) => (isMac ? "Meta+" : "Control+") + k).join(" "));
+      b.tabIndex = buttons.length === 0 ? 0 : -1;
+      // The selection stays in the text while the button is pressed.
+      b.addEventListener("mousedown", (event) => event.preventDefault());
+      b.addEventListener("click", () => a.run());
+      buttons.push(b);
+      bar.append(b);
+    }
+    // One tab stop; the arrow keys, Home and End move along the toolbar.
+    bar.addEventListener("keydown", (event) => {
+      const i = buttons.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: buttons.length - 1 }[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      const next = buttons[(to + buttons.length) % buttons.length];
+      for (const b of buttons) b.tabIndex = b === next ? 0 : -1;
+      next.focus();
+    });
+    source.before(bar);
+
+    imagePicker = document.createElement("input");
+    imagePicker.type = "file";
+    imagePicker.accept = "image/*";
+    imagePicker.multiple = true;
+    imagePicker.hidden = true;
+    imagePicker.tabIndex = -1;
+    imagePicker.setAttribute("aria-hidden", "true");
+    bar.after(imagePicker);
+    imagePicker.addEventListener("change", () => {
+      const files = imagesOf(imagePicker.files);
+      imagePicker.value = "";
+      if (files.length) {
+        source.focus();
+        uploadImages(files);
+      }
+    });
+
+    const hint = document.getElementById(source.getAttribute("aria-describedby") || "");
+    if (hint) {
+      hint.textContent = "Markdown. " + mod + "+B bold, " + mod + "+I italic, " + mod + "+K link, " + mod + "+E code; " +
+        "the toolbar's buttons name the rest. Drop or paste images here to upload them.";
+    }
+
+    source.addEventListener("keydown", (event) => {
+      const primary = isMac ? event.metaKey && !event.ctrlKey : event.ctrlKey && !event.metaKey;
+      if (!primary || (event.getModifierState && event.getModifierState("AltGraph"))) return;
+      let run = null;
+      if (event.altKey && !event.shiftKey) {
+        if (event.code === "Digit2") run = () => heading(2);
+        if (event.code === "Digit3") run = () => heading(3);
+      } else if (!event.altKey) {
+        const key = event.key.toLowerCase();
+        const digit = (event.shiftKey ? "Shift+" : "") + event.code;
+        const a = actions.find((x) => x !== "sep" &&
+          (event.shiftKey ? x.shiftLetter === key || x.digit === digit : x.letter === key));
+        if (a) run = a.run;
+      }
+      if (!run) return;
+      event.preventDefault();
+      run();
     });
   }
 
@@ -276,7 +464,7 @@
     entry.id = field.id + "-entry";
     entry.setAttribute("list", field.dataset.tags);
     entry.autocomplete = "off";
-    entry.placeholder = "Add a tag, then Enter";
+    entry.placeholder = "Add a tag";
     if (field.getAttribute("aria-describedby")) entry.setAttribute("aria-describedby", field.getAttribute("aria-describedby"));
     if (field.getAttribute("aria-invalid")) entry.setAttribute("aria-invalid", field.getAttribute("aria-invalid"));
     const label = form.querySelector("label[for='" + field.id + "']");
@@ -329,6 +517,26 @@
         set(names().slice(0, -1));
       }
     });
+    // A pasted list ("a, b, c", or one a line) adds each tag at once.
+    entry.addEventListener("paste", (event) => {
+      const text = event.clipboardData ? event.clipboardData.getData("text") : "";
+      if (!/[,\n]/.test(text)) return;
+      event.preventDefault();
+      const add = (entry.value + text).split(/[,\n]/).map((t) => t.trim()).filter(Boolean);
+      entry.value = "";
+      if (add.length) set(names().concat(add));
+    });
+    // A comma that arrives without its key (a phone's keyboard, an input
+    // method) commits the tags before it too.
+    entry.addEventListener("input", () => {
+      const at = entry.value.lastIndexOf(",");
+      if (at < 0) return;
+      const add = entry.value.slice(0, at).split(",").map((t) => t.trim()).filter(Boolean);
+      entry.value = entry.value.slice(at + 1).trimStart();
+      if (add.length) set(names().concat(add));
+    });
+    const hint = document.getElementById(field.getAttribute("aria-describedby") || "");
+    if (hint) hint.textContent = "Enter or a comma adds a tag; a pasted list adds each. A new name creates the tag.";
     entry.addEventListener("change", () => {
       // A suggestion picked from the list arrives as a change.
       if (entry.value.trim()) take();
@@ -389,7 +597,6 @@
       }
       if (draft && draft.fields && JSON.stringify(draft.fields) !== JSON.stringify(original)) {
         restore(draft.fields);
-        dirty = true;
         const notice = document.createElement("div");
         notice.className = "flash draft-notice";
         notice.setAttribute("role", "status");
@@ -403,7 +610,6 @@
         discard.addEventListener("click", () => {
           storage.removeItem(draftKey);
           restore(original);
-          dirty = false;
           notice.remove();
           renderPreview();
           if (title) title.focus();
@@ -421,8 +627,11 @@
     clearTimeout(draftTimer);
     stampLocalTimes();
   });
+  // Leaving asks first while the form differs from what the page loaded
+  // (the saved post, or the empty form); submitting it never asks.
+  const unsaved = () => JSON.stringify(snapshot()) !== JSON.stringify(original);
   window.addEventListener("beforeunload", (event) => {
-    if (!dirty || submitting) return;
+    if (submitting || !unsaved()) return;
     saveDraft();
     event.preventDefault();
     event.returnValue = "";
