@@ -55,7 +55,7 @@ type filesView struct {
 	Filtered bool
 	// Visibility is the batch form's choice of visibility.
 	Visibility visibilityField
-	Pager    *templates.ConsolePager
+	Pager      *templates.ConsolePager
 }
 
 // fileView is the "file" page's data: the file and its edit form.

@@ -49,10 +49,10 @@ type uploadPage struct {
 	TusChunk      int64  // the bytes of one PATCH
 	User          string // the account's id: part of a resumable upload's fingerprint
 
-	FileCount     int64  // the account's files
-	Format        string // the link format chosen: a linkFormats value
-	Formats       []consoleChoice
-	Posted        bool // this is a no-JavaScript form's answer
+	FileCount int64  // the account's files
+	Format    string // the link format chosen: a linkFormats value
+	Formats   []consoleChoice
+	Posted    bool // this is a no-JavaScript form's answer
 
 	Results  []uploadCard // files a no-JavaScript form stored
 	Failed   *uploadCard  // the file a no-JavaScript form could not store
