@@ -125,7 +125,7 @@
   }
 
   function showLink(li) {
-    const field = li.querySelector(".upload-status input[data-format]");
+    const field = li.querySelector(".upload-status input");
     if (!field) return;
     const format = currentFormat();
     field.value = linkOf(li, format);
