@@ -1139,6 +1139,15 @@ async function adminAPI() {
   };
 }
 
+// fits360 fails when the page scrolls sideways on a 360 px wide screen.
+async function fits360(page, name) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 740 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  await page.setViewportSize(size);
+  check(wide <= 360, `${name} is ${wide} px wide on a 360 px screen`);
+}
+
 // stepUploaderGallery: eleven files at once (one empty, one over a small
 // limit set for the step) give compact rows; the format picker, Copy all
 // and the quota line work without a reload; the gallery's viewer opens,
@@ -1222,6 +1231,7 @@ async function stepUploaderGallery(u) {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     check(copied === links.join("\n"), `Copy all put ${JSON.stringify(copied)} on the clipboard`);
     await look(page, "upload-results");
+    await fits360(page, "the upload page with 11 rows");
   } finally {
     await api("PUT", "/api/v1/admin/settings", { upload: { max_file_size: before } });
   }
@@ -1242,6 +1252,7 @@ async function stepUploaderGallery(u) {
   await page.waitForFunction(() => { const i = document.querySelector("#viewer-img"); return i && !i.hidden && i.complete && i.naturalWidth > 0; });
   check((await page.locator("#viewer-name").textContent()) === names[0], "the viewer does not name the tile opened");
   await look(page, "files-viewer");
+  await fits360(page, "the viewer");
   await page.keyboard.press("ArrowRight");
   check((await page.locator("#viewer-name").textContent()) === names[1], "ArrowRight did not show the next file");
   const box = await page.locator("#viewer-stage").boundingBox();
@@ -1272,6 +1283,7 @@ async function stepUploaderGallery(u) {
   await submit(page, 'button[name=action][value="move"]');
   check((await flash(page)) === "Moved 3 files to Holidays.", `the move's flash says ${JSON.stringify(await flash(page))}`);
   await look(page, "files-moved");
+  await fits360(page, "the grid with its batch bar");
   await tick();
   await page.locator("#batch-visibility").selectOption("restricted");
   await submit(page, 'button[name=action][value="visibility"]');
