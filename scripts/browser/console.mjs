@@ -1,6 +1,8 @@
 // The console's real-browser test (docs/console.md): Debian's Chromium,
 // driven by playwright-core, walks the flows a person would — sign in,
-// upload by drop and paste, copy a link, manage files and albums, share a
+// upload by drop and paste, copy a link, manage files and albums, eleven
+// uploads with the format picker and Copy all, the gallery's viewer and its
+// batch actions, share a
 // file with a password and open it signed out, tokens and a ShareX file, two-factor sign-in, and an administrator disabling the
 // account — and fails on anything a person would notice: a console error
 // or warning, an uncaught exception, a failed request, an unexpected HTTP
