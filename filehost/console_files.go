@@ -36,6 +36,11 @@ type consoleCard struct {
 	// it instead of the thumbnail; empty for a picture served only whole.
 	Srcset, Sizes string
 	Badge         string // the extension shown instead of a thumbnail
+	Selected      bool   // ticked again when a batch form failed
+	// View is the same-origin path the gallery's viewer shows an image
+	// from (with Srcset, at a width that fits the screen); empty for
+	// other files, which it shows as their badge and a link.
+	View string
 }
 
 // filesView is the "files" page's data.
@@ -46,9 +51,11 @@ type filesView struct {
 	Album    string // the album filter: "", "none" or an album id
 	Type     string
 	Keyword  string
-	Back     string // this page's path and query, where a batch delete returns
+	Back     string // this page's path and query, where a batch form returns
 	Filtered bool
-	Pager    *templates.ConsolePager
+	// Visibility is the batch form's choice of visibility.
+	Visibility visibilityField
+	Pager      *templates.ConsolePager
 }
 
 // fileView is the "file" page's data: the file and its edit form.
@@ -89,6 +96,9 @@ func newCard(f *fileRecord) consoleCard {
 		if c.Srcset = imageSrcset("/i/"+f.hash, f.Mimetype, f.Width); c.Srcset != "" {
 			c.Sizes = tileSizes(f.Width, f.Height)
 		}
+	}
+	if f.FileType == "image" {
+		c.View = "/" + linkPrefix(f.FileType) + "/" + f.hash
 	}
 	c.Badge = strings.ToUpper(f.Extension)
 	if c.Badge == "" {

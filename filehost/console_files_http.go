@@ -23,6 +23,12 @@ var errNoSuchFile = httpx.E(http.StatusNotFound, "There is no such file.")
 // a keyword in the name. A constant number of queries whatever the page
 // holds: the files with their objects, their count, and the albums.
 func (s consoleHandlers) handleConsoleFiles(w http.ResponseWriter, r *http.Request) error {
+	return s.renderFiles(w, r, http.StatusOK, "", nil)
+}
+
+// renderFiles renders the grid r's URL asks for, with a problem above it
+// and the files of selected ticked when a batch form failed.
+func (s consoleHandlers) renderFiles(w http.ResponseWriter, r *http.Request, status int, problem string, selected []string) error {
 	ctx := r.Context()
 	userID := auth.FromContext(ctx).UserID
 	p, err := httpx.ParsePaging(r, "size", consoleFilesPage, consoleFilesPage)
@@ -62,14 +68,21 @@ func (s consoleHandlers) handleConsoleFiles(w http.ResponseWriter, r *http.Reque
 	if data.Albums, err = s.albumChoices(ctx, userID); err != nil {
 		return err
 	}
+	ticked := map[string]bool{}
+	for _, id := range selected {
+		ticked[strings.ToLower(strings.TrimSpace(id))] = true
+	}
 	data.Files = make([]consoleCard, len(files))
 	for i, f := range files {
 		data.Files[i] = newCard(f)
+		data.Files[i].Selected = ticked[f.ID]
 	}
+	data.Visibility = newVisibilityField("batch-visibility", "visibility", "", false)
 	data.Pager = templates.NewConsolePager("/console/files", filters, p.Page, p.Size, total)
 	v := s.console.View(w, r, "My files", "files")
+	v.Error = problem
 	v.Data = data
-	s.console.Render(w, r, http.StatusOK, "files", v)
+	s.console.Render(w, r, status, "files", v)
 	return nil
 }
 
@@ -114,6 +127,77 @@ func (s consoleHandlers) handleConsoleDeleteFiles(w http.ResponseWriter, r *http
 	}
 	msg := "Deleted " + plural(n, "file") + "."
 	s.console.Redirect(w, r, consoleFilesBack(r.PostFormValue("back")), msg)
+	return nil
+}
+
+// handleConsoleBatchFiles is POST /console/files/batch, the grid's form:
+// the ticked files (ids) are moved to an album (action=move, album_id; ""
+// takes them out of any), given a visibility (action=visibility,
+// visibility) or deleted (action=delete), all in one transaction. Ids
+// that are not the user's files are ignored, as in
+// POST /api/v1/files/batch-delete; when none is, nothing changes and the
+// answer is 404. A refused form shows the grid again with the problem and
+// the selection (docs/console.md#selecting-many-files).
+func (s consoleHandlers) handleConsoleBatchFiles(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	userID := auth.FromContext(ctx).UserID
+	back := consoleFilesBack(r.PostFormValue("back"))
+	ids := r.PostForm["ids"]
+	fail := func(status int, msg string) error {
+		g := r.Clone(ctx)
+		g.Method = http.MethodGet
+		g.URL, _ = url.Parse(back) // consoleFilesBack made it a grid's path
+		return s.renderFiles(w, g, status, msg, ids)
+	}
+	if len(ids) == 0 {
+		return fail(http.StatusUnprocessableEntity, "Select at least one file first.")
+	}
+	if checkBatch(ids) != nil {
+		return fail(http.StatusUnprocessableEntity, "Select at most 1000 files at a time.")
+	}
+	ids = dedupIDs(ids)
+	var n int
+	var done func(files string) string
+	switch r.PostFormValue("action") {
+	case "move":
+		albumID := strings.TrimSpace(r.PostFormValue("album_id"))
+		changed, name, err := s.updateFiles(ctx, userID, ids, batchPatch{AlbumID: &albumID})
+		if errors.Is(err, errBadAlbum) {
+			return fail(http.StatusUnprocessableEntity, "Choose one of your albums.")
+		}
+		if err != nil {
+			return err
+		}
+		n = changed
+		done = func(files string) string { return "Moved " + files + " to " + name + "." }
+		if albumID == "" {
+			done = func(files string) string { return "Took " + files + " out of their albums." }
+		}
+	case "visibility":
+		vis := r.PostFormValue("visibility")
+		if !validVisibility(vis) {
+			return fail(http.StatusUnprocessableEntity, "Choose a visibility: public, unlisted or restricted.")
+		}
+		changed, _, err := s.updateFiles(ctx, userID, ids, batchPatch{Visibility: &vis})
+		if err != nil {
+			return err
+		}
+		n = changed
+		done = func(files string) string { return "Made " + files + " " + strings.ToLower(visibilityLabel(vis)) + "." }
+	case "delete":
+		deleted, err := s.deleteFiles(ctx, userID, ids)
+		if err != nil {
+			return err
+		}
+		n = deleted
+		done = func(files string) string { return "Deleted " + files + "." }
+	default:
+		return fail(http.StatusUnprocessableEntity, "Choose what to do with the selected files.")
+	}
+	if n == 0 {
+		return fail(http.StatusNotFound, "None of the selected files is yours any more; nothing was changed.")
+	}
+	s.console.Redirect(w, r, back, done(plural(n, "file")))
 	return nil
 }
 

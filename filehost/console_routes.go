@@ -66,6 +66,7 @@ func (s *Service) consoleRoutes(rt *httpx.Router) {
 	// Files and albums (console_files_http.go, console_albums_http.go).
 	p.Handle("GET /console/files", p.user(h.handleConsoleFiles))
 	p.Handle("POST /console/files/delete", p.user(h.handleConsoleDeleteFiles))
+	p.Handle("POST /console/files/batch", p.user(h.handleConsoleBatchFiles))
 	p.Handle("GET /console/files/{id}", p.user(h.handleConsoleFile))
 	p.Handle("POST /console/files/{id}", p.user(h.handleConsoleUpdateFile))
 	p.Handle("POST /console/files/{id}/delete", p.user(h.handleConsoleDeleteFile))

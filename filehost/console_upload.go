@@ -1,8 +1,12 @@
 package filehost
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
+
+	"folio/httpx"
+	"folio/templates"
 )
 
 // Limits of the console's upload page (docs/console.md#uploading).
@@ -45,40 +49,126 @@ type uploadPage struct {
 	TusChunk      int64  // the bytes of one PATCH
 	User          string // the account's id: part of a resumable upload's fingerprint
 
-	Results []uploadCard // files a no-JavaScript form stored
-	Failed  *uploadCard  // the file a no-JavaScript form could not store
-	Skipped int          // files beyond MaxFiles, not read
+	FileCount int64  // the account's files
+	Format    string // the link format chosen: a linkFormats value
+	Formats   []consoleChoice
+	Posted    bool // this is a no-JavaScript form's answer
+
+	Results  []uploadCard // files a no-JavaScript form stored
+	Failed   *uploadCard  // the file a no-JavaScript form could not store
+	Skipped  int          // files beyond MaxFiles, not read
+	AllLinks string       // the stored files' links in Format, one a line
 }
 
 // uploadCard is one file of the queue as a no-JavaScript form's answer
-// shows it: the same markup the script builds (docs/console.md#uploading).
+// shows it: one compact row with the same markup the script builds
+// (docs/console.md#uploading). It carries every format's link, for the
+// script's format picker and "Copy all", and shows the chosen one.
 type uploadCard struct {
-	Name    string
-	Formats []uploadFormat
-	Error   string
+	ID          string // the link field's id, unique on the page
+	Name        string
+	Size        int64 // -1: not known (a file refused while it was read)
+	Thumb       string
+	Badge       string // the extension shown instead of a thumbnail
+	Links       links
+	Format      string
+	FormatLabel string
+	Link        string // the link in Format
+	Error       string
 }
 
-// uploadFormat is one way to share a stored file, with a copy button.
-type uploadFormat struct {
-	ID, Format, Label, Value string
+// linkFormats are the formats of the upload page's picker, in its order;
+// the first is the default.
+func linkFormats() []consoleChoice {
+	return []consoleChoice{
+		{"url", "URL"}, {"markdown", "Markdown"}, {"html", "HTML"}, {"bbcode", "BBCode"}, {"thumbnail", "Thumbnail URL"},
+	}
 }
 
-// newUploadCard lists the links of a stored file; the n-th card's field
-// ids stay unique on the page.
-func newUploadCard(n int, f *fileRecord) uploadCard {
-	c := uploadCard{Name: f.OriginName}
-	add := func(format, label, value string) {
-		if value != "" {
-			c.Formats = append(c.Formats, uploadFormat{ID: "r" + strconv.Itoa(n) + "-" + format,
-				Format: format, Label: label, Value: value})
+// linkFormat is format when the picker offers it, else the default, with
+// its label.
+func linkFormat(format string) (string, string) {
+	all := linkFormats()
+	for _, f := range all {
+		if f.Value == format {
+			return f.Value, f.Label
 		}
 	}
-	add("url", "URL", f.Links.URL)
-	add("markdown", "Markdown", f.Links.Markdown)
-	add("html", "HTML", f.Links.HTML)
-	add("bbcode", "BBCode", f.Links.BBCode)
-	add("thumbnail", "Thumbnail URL", f.Links.ThumbnailURL)
+	return all[0].Value, all[0].Label
+}
+
+// linkIn is l's link in format; a file without a thumbnail gives its URL
+// for the thumbnail format, so that "Copy all" leaves no line empty.
+func linkIn(l links, format string) string {
+	switch format {
+	case "markdown":
+		return l.Markdown
+	case "html":
+		return l.HTML
+	case "bbcode":
+		return l.BBCode
+	case "thumbnail":
+		if l.ThumbnailURL != "" {
+			return l.ThumbnailURL
+		}
+	}
+	return l.URL
+}
+
+// newUploadCard shows a stored file, the n-th of the answer, with its link
+// in format.
+func newUploadCard(n int, f *fileRecord, format string) uploadCard {
+	c := uploadCard{ID: "r" + strconv.Itoa(n) + "-link", Name: f.OriginName, Size: f.Size, Links: f.Links,
+		Badge: strings.ToUpper(f.Extension)}
+	c.Format, c.FormatLabel = linkFormat(format)
+	c.Link = linkIn(f.Links, c.Format)
+	if canThumbnail(f.Mimetype, f.Width, f.Height) {
+		c.Thumb = "/t/" + f.hash
+	}
 	return c
+}
+
+// uploadProblem words an upload's refusal for the page, naming the limit
+// it met (docs/console.md#when-a-file-is-refused): the API's messages stay
+// as docs/api.md lists them, and the page adds what it knows. size is the
+// refused file's, -1 when unknown; used and quota are the account's after
+// the files stored before it (quota 0: none).
+func uploadProblem(he *httpx.Error, set UploadSettings, size, used, quota int64) string {
+	switch {
+	case he.Status == http.StatusRequestEntityTooLarge:
+		if size > 0 {
+			return templates.HumanBytes(size) + " is over the " + templates.HumanBytes(set.MaxFileSize) + " limit."
+		}
+		return "Over the " + templates.HumanBytes(set.MaxFileSize) + " limit for one file."
+	case he.Status == http.StatusUnsupportedMediaType:
+		return httpx.Sentence(he.Msg) + " " + typeRules(set)
+	case he.Status == http.StatusInsufficientStorage && quota > 0:
+		left := max(quota-used, 0)
+		msg := "Not enough room: " + templates.HumanBytes(left) + " of your " + templates.HumanBytes(quota) + " is left"
+		if size > 0 {
+			msg += ", and this file is " + templates.HumanBytes(size)
+		}
+		return msg + "."
+	case he.Msg == "file is empty":
+		return "Empty file (0 bytes): nothing to upload."
+	}
+	return httpx.Sentence(he.Msg)
+}
+
+// typeRules says which types the upload settings take.
+func typeRules(set UploadSettings) string {
+	var parts []string
+	if len(set.AllowedTypes) > 0 {
+		parts = append(parts, "Allowed types: "+strings.Join(set.AllowedTypes, ", ")+".")
+	}
+	if len(set.ForbiddenExts) > 0 {
+		exts := make([]string, len(set.ForbiddenExts))
+		for i, e := range set.ForbiddenExts {
+			exts[i] = "." + e
+		}
+		parts = append(parts, "Never taken: "+strings.Join(exts, ", ")+".")
+	}
+	return strings.Join(parts, " ")
 }
 
 // acceptList turns allowed_types into a file input's accept attribute:

@@ -3,6 +3,7 @@ package filehost
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"folio/auth"
 	"folio/httpx"
@@ -72,7 +73,8 @@ func (s consoleHandlers) uploadView(w http.ResponseWriter, r *http.Request, gues
 	v := s.console.View(w, r, title, "upload")
 	data := &uploadPage{Guest: guest, MaxFileSize: set.MaxFileSize, MaxFiles: consoleMaxFiles,
 		AllowedTypes: set.AllowedTypes, ForbiddenExts: set.ForbiddenExts, Accept: acceptList(set.AllowedTypes),
-		PerMinute: guestPerMinute, Expiries: expiryChoices()}
+		PerMinute: guestPerMinute, Expiries: expiryChoices(), Formats: linkFormats()}
+	data.Format, _ = linkFormat("")
 	if guest {
 		data.Visibility = newVisibilityField("upload-visibility", "visibility", visUnlisted, true)
 		data.Action = "/upload?form_token=" + url.QueryEscape(v.FormToken)
@@ -93,7 +95,7 @@ func (s consoleHandlers) uploadView(w http.ResponseWriter, r *http.Request, gues
 		if err != nil {
 			return nil, nil, err
 		}
-		data.UsedBytes, data.QuotaBytes = u.UsedBytes, u.QuotaBytes
+		data.UsedBytes, data.QuotaBytes, data.FileCount = u.UsedBytes, u.QuotaBytes, u.FileCount
 		data.Visibility = newVisibilityField("upload-visibility", "visibility", u.DefaultVisibility, false)
 	}
 	v.Data = data
@@ -109,10 +111,16 @@ func (s consoleHandlers) renderUploaded(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
+	data.Posted = true
 	if b != nil {
+		data.Format, _ = linkFormat(b.fields["format"])
+		lines := make([]string, 0, len(b.saved))
 		for i, f := range b.saved {
-			data.Results = append(data.Results, newUploadCard(i, f))
+			c := newUploadCard(i, f, data.Format)
+			data.Results = append(data.Results, c)
+			lines = append(lines, c.Link)
 		}
+		data.AllLinks = strings.Join(lines, "\n")
 		data.Skipped = b.skipped
 		if a := b.fields["album_id"]; a != "" {
 			data.AlbumID = a
@@ -126,7 +134,11 @@ func (s consoleHandlers) renderUploaded(w http.ResponseWriter, r *http.Request, 
 	if uerr != nil {
 		he := httpx.AsError(uerr)
 		status = he.Status
-		msg := httpx.Sentence(he.Msg)
+		size := int64(-1)
+		if b != nil && b.failedSize > 0 {
+			size = b.failedSize
+		}
+		msg := uploadProblem(he, s.settings.Get(r.Context()).Upload, size, data.UsedBytes, data.QuotaBytes)
 		// A fault of ours is logged, never shown; the files stored before
 		// it keep their cards.
 		if he.Status >= 500 && he.Status != http.StatusInsufficientStorage {
@@ -134,7 +146,7 @@ func (s consoleHandlers) renderUploaded(w http.ResponseWriter, r *http.Request, 
 			status, msg = http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
 		}
 		if b != nil && b.failed != "" {
-			data.Failed = &uploadCard{Name: b.failed, Error: msg}
+			data.Failed = &uploadCard{ID: "r-failed", Name: b.failed, Size: size, Badge: strings.ToUpper(nameExt(b.failed)), Error: msg}
 			// The files of a form are all received before any is
 			// stored, then stored in turn until one fails: the others
 			// may or may not have been, and the cards say which.

@@ -86,7 +86,10 @@ func TestConsoleUploadPageShowsTheFormLimitsAndAlbums(t *testing.T) {
 		`<select id="upload-visibility" name="visibility">`, `<option value="unlisted" selected>Unlisted: anyone with the link</option>`,
 		`<option value="restricted">Restricted: only you, and your share links</option>`,
 		`<div id="dropzone"`, `<ul id="upload-queue"`, `data-endpoint="/api/v1/upload"`,
-		"Up to 100 MiB a file", "Allowed types: image/*, pdf.", ".php", "You use 0 B; your account has no quota.",
+		"Up to 100 MiB a file", "Allowed types: image/*, pdf.", ".php", `<li id="upload-quota" data-used="0" data-quota="0">You use 0 B, with no quota, in 0 files.</li>`,
+		`<select id="upload-format" name="format" form="upload-form">`, `<option value="url" selected>URL</option>`,
+		`<option value="thumbnail">Thumbnail URL</option>`, `<button type="button" id="copy-all" class="secondary" hidden>Copy all</button>`,
+		`<p id="copy-status" class="upload-copy-status" role="status"></p>`,
 		`src="/console/static/upload.`,
 	} {
 		if !contains(res, want) {
@@ -116,7 +119,7 @@ func TestConsoleUploadWithoutJavaScriptStoresTheFiles(t *testing.T) {
 	action := uploadAction(t, b, "/console/upload")
 
 	res := postFiles(t, b, action, "", []formFile{{"a b.png", pngBytes(t, 3, 3)}, {"notes.txt", []byte("hello")}},
-		"album_id", album, "visibility", "public").Expect(200)
+		"album_id", album, "visibility", "public", "format", "markdown").Expect(200)
 	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id = $1 AND album_id = $2 AND visibility = 'public' AND is_public", uid, album); n != 2 {
 		t.Fatalf("%d public files in the album, want 2", n)
 	}
@@ -127,13 +130,19 @@ func TestConsoleUploadWithoutJavaScriptStoresTheFiles(t *testing.T) {
 	}
 	url := b.Base + "/i/" + hash
 	for _, want := range []string{
-		`<li class="upload-item card" data-state="done">`, `<div class="upload-result">`,
-		`data-format="url"`, `value="` + url + `"`,
-		`value="![a b.png](` + url + `)" data-format="markdown"`,
-		`data-format="html"`, `value="[img]` + url + `[/img]" data-format="bbcode"`,
-		`value="` + b.Base + "/t/" + hash + `" data-format="thumbnail"`,
-		`data-copy="r0-markdown"`, `<label for="r0-markdown">Markdown</label>`,
-		`data-copy="r1-url"`,
+		// One compact row a file: every format's link for the script,
+		// the chosen one in the field.
+		`<li class="upload-item" data-state="done" data-url="` + url + `" data-markdown="![a b.png](` + url + `)"`,
+		`data-bbcode="[img]` + url + `[/img]" data-thumbnail="` + b.Base + "/t/" + hash + `">`,
+		`<span class="upload-thumb"><img src="/t/` + hash + `" alt="" width="48" height="48"></span>`,
+		`<p class="upload-name">a b.png</p>`, `<p class="upload-size">`,
+		`<input id="r0-link" type="text" readonly value="![a b.png](` + url + `)" data-format="markdown" aria-label="Markdown of a b.png">`,
+		`<button type="button" data-copy="r0-link">Copy</button>`,
+		`data-copy="r1-link"`, `<span class="upload-badge">TXT</span>`,
+		// The format posted stays chosen, and the links are there as text.
+		`<select id="upload-format" name="format" form="upload-form" data-posted="1">`, `<option value="markdown" selected>Markdown</option>`,
+		`<textarea id="upload-all-text" readonly rows="4">![a b.png](` + url + ")\n![notes.txt](",
+		`in 2 files.`,
 		// The choices stay selected for the next form.
 		`<option value="` + album + `" selected>trip</option>`, `<option value="public" selected>Public: listed in the plaza</option>`,
 	} {
@@ -141,7 +150,7 @@ func TestConsoleUploadWithoutJavaScriptStoresTheFiles(t *testing.T) {
 			t.Errorf("answer lacks %q", want)
 		}
 	}
-	if contains(res, "r1-thumbnail") {
+	if !contains(res, `data-thumbnail="">`) {
 		t.Error("a text file has a thumbnail link")
 	}
 	if used, n := e.usage(uid); n != 2 || used == 0 {
@@ -181,10 +190,10 @@ func TestConsoleUploadFormRefusals(t *testing.T) {
 		}, 403, nil},
 		{"larger than max_file_size", func() *httpxtest.Response {
 			return postFiles(t, b, action, "", one("big.bin", bytes.Repeat([]byte{1}, 5000)))
-		}, 413, []string{`data-state="error"`, `<p class="upload-error" role="alert">File is larger than the maximum file size.</p>`, "big.bin"}},
+		}, 413, []string{`data-state="error"`, `<p class="upload-error" role="alert">Over the 4 KiB limit for one file.</p>`, "big.bin"}},
 		{"forbidden type", func() *httpxtest.Response {
 			return postFiles(t, b, action, "", one("run.exe", []byte("MZ")))
-		}, 415, []string{`<p class="upload-error" role="alert">File type not allowed: .exe.</p>`, "run.exe"}},
+		}, 415, []string{`<p class="upload-error" role="alert">File type not allowed: .exe. Never taken: .php, .phtml, .exe,`, "run.exe"}},
 		{"no file", func() *httpxtest.Response {
 			return postFiles(t, b, action, "", nil, "permission", "0")
 		}, 400, []string{`<p class="error" role="alert">File is required.</p>`}},
@@ -199,7 +208,10 @@ func TestConsoleUploadFormRefusals(t *testing.T) {
 		}, 403, nil}, // the token of a url-encoded form is a field
 		{"quota full", func() *httpxtest.Response {
 			return postFiles(t, small, uploadAction(t, small, "/console/upload"), "", one("a.bin", bytes.Repeat([]byte{7}, 101)))
-		}, 507, []string{"Storage quota exceeded."}},
+		}, 507, []string{"Not enough room: 100 B of your 100 B is left, and this file is 101 B."}},
+		{"an empty file", func() *httpxtest.Response {
+			return postFiles(t, b, action, "", one("empty.png", nil))
+		}, 400, []string{`<p class="upload-error" role="alert">Empty file (0 bytes): nothing to upload.</p>`, "empty.png"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,7 +249,7 @@ func TestConsoleUploadFormKeepsWhatWasStoredBeforeAnError(t *testing.T) {
 	}
 	res := postFiles(t, b, uploadAction(t, b, "/console/upload"), "",
 		[]formFile{{"first.bin", bytes.Repeat([]byte{1}, 100)}, {"second.bin", bytes.Repeat([]byte{2}, 100)}}).Expect(507)
-	if !contains(res, `data-state="done"`, "first.bin", `data-format="url"`, `data-state="error"`, "second.bin", "Storage quota exceeded.",
+	if !contains(res, `data-state="done"`, "first.bin", `data-format="url"`, `data-state="error"`, "second.bin", "Not enough room: 50 B of your 150 B is left, and this file is 100 B.", "in 1 file.",
 		"Only the files shown as uploaded below were stored") {
 		t.Fatalf("answer: %.3000s", res.Body)
 	}
@@ -332,7 +344,7 @@ func TestGuestUploadWithoutJavaScript(t *testing.T) {
 	png := pngBytes(t, 4, 4)
 
 	res := postFiles(t, guest, action, "", []formFile{{"cat.png", png}, {"dog.png", pngBytes(t, 5, 5)}}).Expect(200)
-	if !contains(res, `data-format="markdown"`, "![cat.png](", "1 more file was not uploaded") {
+	if !contains(res, `data-format="url"`, `data-markdown="![cat.png](`, "1 more file was not uploaded") {
 		t.Fatalf("answer: %.2000s", res.Body)
 	}
 	if n := e.count("SELECT COUNT(*) FROM files WHERE user_id = $1", e.auth.GuestID()); n != 1 {

@@ -395,3 +395,85 @@ func (s *Service) deleteUserFiles(ctx context.Context, userID string) error {
 	s.purgeContent(ctx, purges)
 	return nil
 }
+
+// batchPatch is what the console's grid changes in many files at once:
+// their album ("" takes them out of any) or their visibility.
+type batchPatch struct {
+	AlbumID    *string
+	Visibility *string
+}
+
+// updateFiles applies p to those of ids that are userID's live files, in
+// one transaction, and reports how many it changed and, when it moved them
+// into an album, that album's name. An album that is not userID's is
+// errBadAlbum and changes nothing; ids that are not userID's files are
+// left alone, as batch deletes leave them.
+func (s *Service) updateFiles(ctx context.Context, userID string, ids []string, p batchPatch) (int, string, error) {
+	var valid []string
+	for _, id := range ids {
+		if id = strings.ToLower(id); sqlstore.ValidID(id) {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 || (p.AlbumID == nil && p.Visibility == nil) {
+		return 0, "", nil
+	}
+	n, albumName := 0, ""
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		n, albumName = 0, ""
+		var args []any
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + strconv.Itoa(len(args))
+		}
+		var sets []string
+		if p.AlbumID != nil {
+			if a := strings.ToLower(*p.AlbumID); a == "" {
+				sets = append(sets, "album_id = NULL")
+			} else {
+				if !sqlstore.ValidID(a) {
+					return errBadAlbum
+				}
+				err := tx.QueryRow(ctx, "SELECT name FROM albums WHERE id = $1 AND user_id = $2", a, userID).Scan(&albumName)
+				if errors.Is(err, sqlstore.ErrNotFound) {
+					return errBadAlbum
+				}
+				if err != nil {
+					return err
+				}
+				sets = append(sets, "album_id = "+arg(a))
+			}
+		}
+		if p.Visibility != nil {
+			// is_public follows visibility, as in updateFile.
+			sets = append(sets, "visibility = "+arg(*p.Visibility), "is_public = "+arg(*p.Visibility == visPublic))
+		}
+		now := sqlstore.FromTime(s.now())
+		sets = append(sets, "updated_at = "+arg(now))
+		in := make([]string, len(valid))
+		for i, id := range valid {
+			in[i] = arg(id)
+		}
+		q := "UPDATE files SET " + strings.Join(sets, ", ") + " WHERE user_id = " + arg(userID) +
+			" AND (expires_at IS NULL OR expires_at > " + arg(now) + ") AND id IN (" + strings.Join(in, ", ") + ")"
+		res, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		changed, err := res.RowsAffected()
+		n = int(changed)
+		return err
+	})
+	if errors.Is(err, errBadAlbum) || errors.Is(err, sqlstore.ErrForeignKey) {
+		return 0, "", errBadAlbum
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("filehost: update files: %w", err)
+	}
+	if p.Visibility != nil && n > 0 {
+		// Who may read a link follows its records' visibility: every
+		// process asks again (docs/design.md#caches-across-processes).
+		s.filesChanged.Bump()
+	}
+	return n, albumName, nil
+}

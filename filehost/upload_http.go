@@ -50,11 +50,12 @@ func (s *Service) answerUpload(w http.ResponseWriter, r *http.Request, userID st
 
 // uploadBatch is what an upload request stored.
 type uploadBatch struct {
-	saved   []*fileRecord     // in the order sent, links set
-	taken   int               // file parts taken to be stored, saved or not
-	failed  string            // the name of the file the error is about, if any
-	skipped int               // file parts beyond the limit, not read
-	fields  map[string]string // the form fields sent, as read
+	saved      []*fileRecord     // in the order sent, links set
+	taken      int               // file parts taken to be stored, saved or not
+	failed     string            // the name of the file the error is about, if any
+	failedSize int64             // its size, when it was received whole
+	skipped    int               // file parts beyond the limit, not read
+	fields     map[string]string // the form fields sent, as read
 }
 
 // upload stores the file parts of a multipart body for userID: the API's
@@ -95,7 +96,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, 
 		files[i] = nil // committed or discarded by save
 		rec, err := s.save(r.Context(), userID, in, opt, set)
 		if err != nil {
-			b.failed = in.originName
+			b.failed, b.failedSize = in.originName, in.streamed.size
 			return b, httpError(err)
 		}
 		rec.setLinks(base)
@@ -146,7 +147,9 @@ func (s *Service) receiveAll(w http.ResponseWriter, r *http.Request, set UploadS
 				return files, nil, err
 			}
 			files = append(files, in)
-		case "album_id", "permission", "visibility", "strategy_id", "ssl", "expires_in", "expires_at":
+		// format is the console form's choice of link format
+		// (docs/console.md#uploading); the API reads and ignores it.
+		case "album_id", "permission", "visibility", "strategy_id", "ssl", "expires_in", "expires_at", "format":
 			v, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
 			if err != nil {
 				return files, nil, bodyError(err)

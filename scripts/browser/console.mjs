@@ -1,6 +1,8 @@
 // The console's real-browser test (docs/console.md): Debian's Chromium,
 // driven by playwright-core, walks the flows a person would — sign in,
-// upload by drop and paste, copy a link, manage files and albums, share a
+// upload by drop and paste, copy a link, manage files and albums, eleven
+// uploads with the format picker and Copy all, the gallery's viewer and its
+// batch actions, share a
 // file with a password and open it signed out, tokens and a ShareX file, two-factor sign-in, and an administrator disabling the
 // account — and fails on anything a person would notice: a console error
 // or warning, an uncaught exception, a failed request, an unexpected HTTP
@@ -477,13 +479,17 @@ async function stepUpload(u) {
   const items = await page.evaluate(() => [...document.querySelectorAll("#upload-queue li.upload-item")].map((li) => ({
     text: li.textContent.replace(/\s+/g, " ").trim().slice(0, 120),
     progress: window.__sawProgress.has(li),
-    formats: [...li.querySelectorAll(".upload-result input[data-format]")].map((i) => [i.dataset.format, i.value]),
+    // Each row carries every format's link; its one field shows the
+    // format picked (docs/console.md#uploading).
+    formats: ["url", "markdown", "html", "bbcode", "thumbnail"].map((f) => [f, li.dataset[f] || ""]),
+    fields: li.querySelectorAll(".upload-status input[data-format]").length,
   })));
   for (const it of items) {
     check(it.progress, `the upload item "${it.text}" never showed a progress.upload-progress`);
+    check(it.fields === 1, `the upload item "${it.text}" has ${it.fields} link fields, not one`);
     const formats = Object.fromEntries(it.formats);
     for (const f of ["url", "markdown", "html", "bbcode", "thumbnail"]) {
-      check(formats[f], `the upload item "${it.text}" has no .upload-result input[data-format=${f}] with a value`);
+      check(formats[f], `the upload item "${it.text}" has no data-${f} link`);
     }
     check(/^https?:\/\//.test(formats.url), `the url of "${it.text}" is not a URL: ${formats.url}`);
   }
@@ -493,7 +499,8 @@ async function stepUpload(u) {
   }
 
   // Copy the Markdown of the first file with its button.
-  const md = page.locator("#upload-queue li.upload-item").first().locator('.upload-result input[data-format="markdown"]');
+  await page.locator("#upload-format").selectOption("markdown");
+  const md = page.locator("#upload-queue li.upload-item").first().locator('.upload-status input[data-format="markdown"]');
   const expected = await md.inputValue();
   const id = await md.getAttribute("id");
   let button = id ? page.locator(`button[data-copy="${id}"]`) : null;
@@ -1325,6 +1332,193 @@ async function stepRevisions(browser) {
   await settle(page);
 }
 
+// adminAPI signs the administrator in to the JSON API and returns a
+// function that calls it with the access token.
+async function adminAPI() {
+  const login = await fetch(`${BASE}/api/v1/auth/login`, {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: ADMIN_USER, password: ADMIN_PASSWORD }),
+  });
+  const token = (await login.json())?.data?.access_token;
+  if (!token) fail(`the administrator could not sign in to the API: HTTP ${login.status}`);
+  return async (method, p, body) => {
+    const res = await fetch(`${BASE}${p}`, {
+      method, body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    });
+    const json = await res.json().catch(() => null);
+    check(res.ok, `${method} ${p} answered ${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+// fits360 fails when the page scrolls sideways on a 360 px wide screen.
+async function fits360(page, name) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 740 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  await page.setViewportSize(size);
+  check(wide <= 360, `${name} is ${wide} px wide on a 360 px screen`);
+}
+
+// stepUploaderGallery: eleven files at once (one empty, one over a small
+// limit set for the step) give compact rows; the format picker, Copy all
+// and the quota line work without a reload; the gallery's viewer opens,
+// moves by key and by swipe and closes; three files are moved to an album,
+// made restricted, and two deleted after the question
+// (docs/console.md#uploading, #my-files-and-albums).
+async function stepUploaderGallery(u) {
+  const page = u.page;
+  const api = await adminAPI();
+  const before = (await api("GET", "/api/v1/admin/settings")).data.upload.max_file_size;
+  const limit = 64 * 1024;
+  await api("PUT", "/api/v1/admin/settings", { upload: { max_file_size: limit } });
+  try {
+    await go(page, "/console/upload");
+    await need(page, "#upload-quota", "the quota line #upload-quota");
+    const quotaBefore = (await page.locator("#upload-quota").textContent()).trim();
+    const files = [];
+    for (let i = 1; i <= 9; i++) files.push({ name: `batch-${i}.png`, type: "image/png", bytes: png(40 + i, 30, i) });
+    files.splice(4, 0, { name: "empty.png", type: "image/png", bytes: Buffer.alloc(0) });
+    files.push({ name: "huge.png", type: "image/png", bytes: Buffer.alloc(limit + 20_000, 7) });
+    check(files.length === 11, "the step sends 11 files");
+    await page.evaluate((list) => {
+      const dt = new DataTransfer();
+      for (const f of list) {
+        const bin = atob(f.b64);
+        const bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        dt.items.add(new File([bytes], f.name, { type: f.type }));
+      }
+      document.querySelector("#dropzone").dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }, files.map((f) => ({ name: f.name, type: f.type, b64: f.bytes.toString("base64") })));
+    try {
+      await page.waitForFunction(() => {
+        const items = [...document.querySelectorAll("#upload-queue li.upload-item")];
+        return items.length === 11 && items.every((li) => li.dataset.state !== "uploading");
+      }, null, { timeout: WAIT * 2 });
+    } catch {
+      fail("the 11 rows did not all end stored or refused");
+    }
+    const rows = await page.evaluate(() => [...document.querySelectorAll("#upload-queue li.upload-item")].map((li) => ({
+      name: li.querySelector(".upload-name")?.textContent, state: li.dataset.state,
+      error: li.querySelector(".upload-error")?.textContent || "", role: li.querySelector(".upload-error")?.getAttribute("role") || "",
+      img: li.querySelectorAll("img").length, progress: li.querySelectorAll("progress").length,
+    })));
+    const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+    check(rows.filter((r) => r.state === "done").length === 9, `9 rows should be stored: ${JSON.stringify(rows)}`);
+    const emptyRow = byName["empty.png"];
+    check(emptyRow?.state === "error" && emptyRow.error === "Empty file (0 bytes): nothing to upload." && emptyRow.role === "alert",
+      `the empty file's row: ${JSON.stringify(emptyRow)}`);
+    check(emptyRow.img === 0 && emptyRow.progress === 0, `the empty file's row shows a picture or a bar: ${JSON.stringify(emptyRow)}`);
+    const hugeRow = byName["huge.png"];
+    check(hugeRow?.state === "error" && /^83\.5 KiB is over the 64 KiB limit\.$/.test(hugeRow.error) && hugeRow.progress === 0,
+      `the too-large file's row: ${JSON.stringify(hugeRow)}`);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    check(height < 2000, `the page with 11 rows is ${height} px high at 1280 wide, not under 2000`);
+
+    // The quota line follows without a reload.
+    try {
+      await page.waitForFunction((b) => document.querySelector("#upload-quota").textContent.trim() !== b, quotaBefore, { timeout: WAIT });
+    } catch {
+      fail(`the quota line stayed ${JSON.stringify(quotaBefore)} after 9 stored files`);
+    }
+    const countOf = (t) => Number(/in (\d+) files?\./.exec(t)?.[1] ?? NaN);
+    await page.waitForFunction((n) => {
+      const m = /in (\d+) files?\./.exec(document.querySelector("#upload-quota").textContent);
+      return m && Number(m[1]) === n;
+    }, countOf(quotaBefore) + 9, { timeout: WAIT }).catch(() => {});
+    const quotaAfter = (await page.locator("#upload-quota").textContent()).trim();
+    check(countOf(quotaAfter) === countOf(quotaBefore) + 9, `the quota line went from ${JSON.stringify(quotaBefore)} to ${JSON.stringify(quotaAfter)}`);
+
+    // One picker for the page, remembered; Copy all copies every stored link.
+    await page.locator("#upload-format").selectOption("bbcode");
+    const links = await page.locator('#upload-queue li[data-state="done"] .upload-status input').evaluateAll((is) => is.map((i) => i.value));
+    check(links.length === 9 && links.every((l) => /^\[img\]https?:\/\/\S+\[\/img\]$/.test(l)), `the rows after picking BBCode: ${links.join(" | ")}`);
+    check((await page.evaluate(() => localStorage.getItem("folio.upload.format"))) === "bbcode", "the format picked is not remembered");
+    await page.evaluate(() => navigator.clipboard.writeText(""));
+    await page.locator("#copy-all").click();
+    await page.waitForFunction(() => document.querySelector("#copy-status").textContent !== "");
+    const status = (await page.locator("#copy-status").textContent()).trim();
+    check(status === "Copied 9 links as BBCode.", `Copy all says ${JSON.stringify(status)}`);
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    check(copied === links.join("\n"), `Copy all put ${JSON.stringify(copied)} on the clipboard`);
+    await look(page, "upload-results");
+    await fits360(page, "the upload page with 11 rows");
+  } finally {
+    await api("PUT", "/api/v1/admin/settings", { upload: { max_file_size: before } });
+  }
+
+  // An album to move files into.
+  await go(page, "/console/albums");
+  await page.locator('#album-create [name="name"]').fill("Holidays");
+  await submit(page, "#album-create");
+  await flash(page);
+
+  // The viewer: open a tile, arrow to the next, swipe back, Esc.
+  await go(page, "/console/files");
+  const tiles = page.locator("li.file-card a[data-viewer-tile]");
+  const names = await page.locator("li.file-card").evaluateAll((ls) => ls.map((l) => l.dataset.name));
+  check(names.length >= 3, `the grid shows ${names.length} files`);
+  await tiles.nth(0).click();
+  await page.waitForFunction(() => document.querySelector("#viewer")?.open);
+  await page.waitForFunction(() => { const i = document.querySelector("#viewer-img"); return i && !i.hidden && i.complete && i.naturalWidth > 0; });
+  check((await page.locator("#viewer-name").textContent()) === names[0], "the viewer does not name the tile opened");
+  await look(page, "files-viewer");
+  await fits360(page, "the viewer");
+  await page.keyboard.press("ArrowRight");
+  check((await page.locator("#viewer-name").textContent()) === names[1], "ArrowRight did not show the next file");
+  const box = await page.locator("#viewer-stage").boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.7, y, { steps: 5 });
+  await page.mouse.up();
+  check((await page.locator("#viewer-name").textContent()) === names[0], "a swipe to the right did not show the previous file");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => !document.querySelector("#viewer").open);
+  const focused = await page.evaluate(() => document.activeElement?.closest("li.file-card")?.dataset.name);
+  check(focused === names[1], `after Esc the focus is on ${focused}, not the tile of ${names[1]}`);
+
+  // Select three: move them to the album, make them restricted.
+  const picked = (await cards(page)).filter((c) => /batch-\d\.png/.test(c.text)).slice(0, 3);
+  check(picked.length === 3, "fewer than three of the step's files on the grid");
+  const tick = async () => {
+    for (const c of picked) await page.locator(`li.file-card input[name=ids][value="${c.id}"]`).check();
+    await page.waitForFunction(() => document.querySelector("#batch-count")?.textContent === "3 files selected").catch(() => {});
+    check((await page.locator("#batch-count").textContent()).trim() === "3 files selected", "the bar does not say 3 files selected");
+  };
+  await tick();
+  const album = await page.locator("#batch-album option").evaluateAll((os) => os.find((o) => o.textContent === "Holidays")?.value);
+  check(album, "#batch-album has no Holidays");
+  await page.locator("#batch-album").selectOption(album);
+  await submit(page, 'button[name=action][value="move"]');
+  check((await flash(page)) === "Moved 3 files to Holidays.", `the move's flash says ${JSON.stringify(await flash(page))}`);
+  await look(page, "files-moved");
+  await fits360(page, "the grid with its batch bar");
+  await tick();
+  await page.locator("#batch-visibility").selectOption("restricted");
+  await submit(page, 'button[name=action][value="visibility"]');
+  check((await flash(page)) === "Made 3 files restricted.", `the visibility's flash says ${JSON.stringify(await flash(page))}`);
+  for (const c of picked) {
+    check(/Restricted/.test(await page.locator(`li.file-card[data-id="${c.id}"] .file-tag`).textContent()), `${c.text} is not restricted`);
+  }
+  await go(page, `/console/files?album=${album}`);
+  check((await cards(page)).length === 3, "the album does not hold the three files");
+
+  // Delete two, after the question.
+  await go(page, "/console/files");
+  for (const c of picked.slice(0, 2)) await page.locator(`li.file-card input[name=ids][value="${c.id}"]`).check();
+  let asked = "";
+  page.once("dialog", (d) => { asked = d.message(); });
+  await submit(page, "#delete-selected");
+  check(asked === "Delete 2 files? Their links stop working.", `the delete asked ${JSON.stringify(asked)}`);
+  check((await flash(page)) === "Deleted 2 files.", "no flash after deleting two files");
+  const left = await cards(page);
+  for (const c of picked.slice(0, 2)) check(!left.some((x) => x.id === c.id), `the deleted ${c.text} is still listed`);
+}
+
 // ---------------------------------------------------------------------------
 
 // stepHome: the administrator's home and the phone
@@ -1421,6 +1615,7 @@ async function main() {
     ["b. upload by drop and paste, copy", () => stepUpload(u)],
     ["c. files and albums", () => stepFiles(u)],
     ["d. share links, signed out", () => stepShare(browser, u)],
+    ["n. the uploader's page and gallery", () => stepUploaderGallery(u)],
     ["e. tokens and ShareX", () => stepTokens(u)],
     ["f. two-factor sign-in", () => stepTOTP(u)],
     ["g. administration", () => stepAdmin(browser, u)],
