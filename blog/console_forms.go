@@ -3,10 +3,10 @@ package blog
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"folio/httpx"
 	"folio/sqlstore"
+	"folio/templates"
 )
 
 // formRefusal is why the console shows a form again instead of saving it:
@@ -62,10 +62,6 @@ func notFoundAs(err error, what string) error {
 	return err
 }
 
-// countOf is "1 comment", "3 comments".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// countOf is "1 comment", "3 comments" (templates.Plural, as the pages
+// say it).
+func countOf(n int, noun string) string { return templates.Plural(int64(n), noun) }
