@@ -78,7 +78,7 @@ func (s consoleHandlers) handleConsolePassword(w http.ResponseWriter, r *http.Re
 	case errors.Is(err, auth.ErrPasswordInConfig):
 		return s.renderAccount(w, r, http.StatusConflict, "This password is set by admin.password_hash in the configuration: change it there (folio hash-password makes the hash).", "")
 	case errors.As(err, &fe):
-		return s.renderAccount(w, r, http.StatusUnprocessableEntity, "The new password: "+fe.Msg+".", "")
+		return s.renderAccount(w, r, http.StatusUnprocessableEntity, "The new password "+fe.Msg+".", "")
 	case err != nil:
 		return err
 	}

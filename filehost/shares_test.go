@@ -351,8 +351,9 @@ func TestConsoleSharesAFile(t *testing.T) {
 		{"a made-up expiry", []string{"expires_in", "-1"}, "Choose when the link expires from the list."},
 		{"views not a number", []string{"max_views", "ten"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"zero views", []string{"max_views", "0"}, "Enter from 1 to 1000000000 views, or leave it empty."},
-		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of at most 72 bytes, or leave it empty."},
-		{"a short password", []string{"password", "seven77"}, "Use a password of at least 8 characters, or leave it empty."},
+		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of 8 to 72 characters, or leave it empty."},
+		{"a password over 72 bytes in fewer characters", []string{"password", strings.Repeat("ü", 40)}, "That password is too long: accented letters, other scripts and emoji take 2 to 4 of the 72 bytes a password may use."},
+		{"a short password", []string{"password", "seven77"}, "Use a password of 8 to 72 characters, or leave it empty."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := b.PostForm(page+"/shares", append([]string{"form_token", tok}, tt.fields...)...).Expect(422)
