@@ -99,7 +99,7 @@ func TestConsoleTokenIsShownOnceWorksAndStopsWhenRevoked(t *testing.T) {
 	}
 	base := e.c.Base
 	curl := `curl -H "Authorization: Bearer ` + tok + `" -F "file=@photo.jpg" ` + base + "/api/v1/upload"
-	if !contains(created, `id="token-created"`, "shown only this once", `<form id="download-sxcu" method="post" action="/console/tokens/sxcu">`,
+	if !contains(created, `id="token-created"`, "shown only this once", `<form id="download-sxcu" method="post" action="/console/tokens/sxcu" data-download>`,
 		`name="token" value="`+tok+`"`, html.EscapeString(curl)) {
 		t.Fatalf("created page lacks its parts: %s", created.Body)
 	}

@@ -53,3 +53,36 @@ func TestConsolePasswordFormsSayCharactersNotBytes(t *testing.T) {
 		}
 	}
 }
+
+// The recovery codes page carries what its script needs to copy and
+// download the codes (whose file is named for the account), and keeps them
+// as text to select without it; regenerating says the old ones are gone.
+func TestRecoveryCodesPageOffersCopyAndDownload(t *testing.T) {
+	e := newTestEnv(t)
+	id, b := e.consoleUser("rosa")
+	e.enableTOTP(b, id)
+	account := b.Do("GET", "/console/account", nil).Expect(200)
+	if !contains(account, "You have 10 unused recovery codes.") {
+		t.Errorf("account page: %s", account.Body)
+	}
+	res := b.PostForm("/console/account/recovery", "form_token", account.FormToken(), "password", testPassword).Expect(200)
+	for _, want := range []string{
+		`<ol id="recovery-codes" class="codes" data-user="rosa" data-site="` + e.c.Base + `">`,
+		`<div class="row" id="recovery-actions" hidden>`,
+		`<button type="button" class="secondary" id="recovery-copy">Copy codes</button>`,
+		`<button type="button" class="secondary" id="recovery-download">Download (.txt)</button>`,
+		`<p class="muted" id="recovery-status" role="status"></p>`,
+		`/console/static/recovery.`,
+		"New recovery codes: the old ones no longer work.",
+	} {
+		if !contains(res, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := len(recoveryCode.FindAllSubmatch(res.Body, -1)); n != 10 {
+		t.Errorf("%d codes as text, want 10", n)
+	}
+	if strings.Contains(string(res.Body), "<script>") || strings.Contains(string(res.Body), "style=") {
+		t.Error("inline script or style on the page")
+	}
+}

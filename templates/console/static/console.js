@@ -1,7 +1,7 @@
 // Behaviour shared by every console page, for what a form cannot do alone:
 // copy buttons (of a field or of a <pre>), confirmation of destructive
-// actions, select-all boxes, and file fields that refuse a file too large
-// before it is sent.
+// actions, select-all boxes, file fields that refuse a file too large
+// before it is sent, and POST forms that cannot be sent twice.
 // Pages work without it; it only makes them quicker to use.
 "use strict";
 
@@ -57,4 +57,42 @@ document.addEventListener("change", (event) => {
   const big = Array.from(input.files || []).find((f) => f.size > max);
   input.setCustomValidity(big ? `${big.name} is larger than the limit of ${input.dataset.maxSizeText}.` : "");
   if (big) input.reportValidity();
+});
+
+// A POST form, once sent, disables its submit buttons and says it is busy
+// until the next page comes, so that a double click sends it once. This
+// waits a turn before it acts: the button that was pressed must still
+// count in the form's data (a disabled one would not), and a script that
+// sends the form itself (preventDefault) keeps its buttons. A page the
+// browser restores from its back-forward cache gets them back; so does a
+// form whose answer is a download (data-download), which leaves the page
+// where it was, after a few seconds. The server guards what must not
+// happen twice in any case (docs/console.md#small-behaviours).
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || form.method !== "post") return;
+  setTimeout(() => {
+    if (event.defaultPrevented) return;
+    const buttons = Array.from(form.elements).filter((el) =>
+      (el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && el.type === "submit" && !el.disabled);
+    for (const b of buttons) {
+      b.disabled = true;
+      b.dataset.busy = "";
+    }
+    form.setAttribute("aria-busy", "true");
+    if ("download" in form.dataset) setTimeout(() => release(form), 3000);
+  }, 0);
+});
+
+function release(form) {
+  form.removeAttribute("aria-busy");
+  for (const b of Array.from(form.elements).filter((el) => "busy" in el.dataset)) {
+    b.disabled = false;
+    delete b.dataset.busy;
+  }
+}
+
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  for (const form of document.querySelectorAll("form[aria-busy]")) release(form);
 });
