@@ -49,13 +49,25 @@ func ValidateUsername(name string) error {
 	return nil
 }
 
-// ValidatePassword enforces 8-72 bytes: bcrypt ignores anything past 72.
+// ValidatePassword enforces 8 to 72 bytes of UTF-8 (bcrypt ignores anything
+// past 72), and says so in characters, which is what people count. A
+// password of at most 72 characters can still be over 72 bytes; that
+// refusal says why, instead of a limit the person seems to be within.
 func ValidatePassword(pw string) error {
-	if len(pw) < 8 || len(pw) > 72 {
-		return &FieldError{"password", "must be 8-72 bytes"}
+	switch {
+	case len(pw) >= MinPasswordBytes && len(pw) <= MaxPasswordBytes:
+		return nil
+	case len(pw) > MaxPasswordBytes && utf8.RuneCountInString(pw) <= MaxPasswordBytes:
+		return &FieldError{"password", "is too long: accented letters, other scripts and emoji take 2 to 4 of the 72 bytes a password may use"}
 	}
-	return nil
+	return &FieldError{"password", "must be 8 to 72 characters"}
 }
+
+// The password rule in bytes (docs/api.md#accounts): what bcrypt reads.
+const (
+	MinPasswordBytes = 8
+	MaxPasswordBytes = 72
+)
 
 // ValidateEmail accepts a bare address (no display name) of at most 254
 // characters whose domain has a dot-free or dotted host part.

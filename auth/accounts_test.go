@@ -28,16 +28,30 @@ func TestValidateUsername(t *testing.T) {
 	}
 }
 
-func TestValidatePassword(t *testing.T) {
+func TestValidatePasswordCountsBytesAndSaysCharacters(t *testing.T) {
+	const chars = "password must be 8 to 72 characters"
+	const bytes = "password is too long: accented letters, other scripts and emoji take 2 to 4 of the 72 bytes a password may use"
 	for _, tc := range []struct {
-		in string
-		ok bool
+		name, in, want string // want "" is accepted
 	}{
-		{"12345678", true}, {strings.Repeat("p", 72), true}, {"päss wörd", true},
-		{"1234567", false}, {strings.Repeat("p", 73), false}, {strings.Repeat("é", 37), false}, // 74 bytes
+		{"eight ASCII", "12345678", ""},
+		{"72 ASCII", strings.Repeat("p", 72), ""},
+		{"accents within 72 bytes", "päss wörd", ""},
+		{"three CJK letters are 9 bytes", "密码字", ""},
+		{"seven ASCII", "1234567", chars},
+		{"empty", "", chars},
+		{"73 ASCII", strings.Repeat("p", 73), chars},
+		{"73 accented letters", strings.Repeat("é", 73), chars},
+		{"37 accented letters are 74 bytes", strings.Repeat("é", 37), bytes},
+		{"19 emoji are 76 bytes", strings.Repeat("🔑", 19), bytes},
 	} {
-		if err := auth.ValidatePassword(tc.in); (err == nil) != tc.ok {
-			t.Errorf("ValidatePassword(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		err := auth.ValidatePassword(tc.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: ValidatePassword = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

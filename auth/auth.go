@@ -68,6 +68,7 @@ type Service struct {
 	formKey    []byte // console form tokens
 	ticketKey  []byte // pending-second-factor login tickets
 	valueKey   []byte // Seal and Open
+	onceKey    []byte // API tokens made by a one-time form (CreateAPITokenOnce)
 	adminID    string
 	guestID    string
 	// dummyHash is compared against when a login names no user, so that
@@ -165,6 +166,7 @@ func newService(db *sqlstore.DB, cfg Config, secret string) *Service {
 	s.formKey = derive(secret, "folio form v1")
 	s.ticketKey = derive(secret, "folio login ticket v1")
 	s.valueKey = derive(secret, "folio signed values v1")
+	s.onceKey = derive(secret, "folio api token once v1")
 	s.dummyHash = sync.OnceValue(func() []byte {
 		h, _ := bcrypt.GenerateFromPassword([]byte(randomHex(8)), cfg.BcryptCost) // fails only for cost out of range, checked by HashPassword users
 		return h

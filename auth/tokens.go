@@ -2,7 +2,9 @@ package auth
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -137,6 +139,61 @@ func (s *Service) CreateAPIToken(ctx context.Context, userID, name string, expir
 		return nil, fmt.Errorf("auth: create api token: %w", err)
 	}
 	return tok, nil
+}
+
+// APITokenRepeatWindow is how long after a one-time form made a token the
+// same form, sent again, shows that token again rather than refusing.
+const APITokenRepeatWindow = 10 * time.Minute
+
+// ErrFormUsed is a one-time form sent again after APITokenRepeatWindow, or
+// after the token it made was revoked.
+var ErrFormUsed = errors.New("auth: this form was already sent")
+
+// NewOnce is a one-time value for a form that must not act twice: 128
+// random bits, base64url.
+func NewOnce() string { return randomToken(16) }
+
+// validOnce is the shape NewOnce makes.
+func validOnce(s string) bool { return CanonicalBase64URL(s, 16) }
+
+// CreateAPITokenOnce is CreateAPIToken for the console's form, which a
+// double click or a reload sends twice. The value is not random but an
+// HMAC of the user and the form's one-time value (NewOnce) under a key of
+// its own, so the second request makes the same value, which the unique
+// hash refuses to store twice: it finds the first request's token and
+// returns it again, with repeated true, for APITokenRepeatWindow after it
+// was made, and ErrFormUsed after that or once that token is revoked. The
+// value stays unguessable: the one-time value is sent only to the
+// signed-in browser, and the key never leaves the server.
+func (s *Service) CreateAPITokenOnce(ctx context.Context, userID, name string, expiresAt *time.Time, once string) (tok *APIToken, repeated bool, err error) {
+	if !validOnce(once) {
+		return nil, false, ErrFormUsed
+	}
+	m := hmac.New(sha256.New, s.onceKey)
+	m.Write([]byte(userID + "\x00" + once))
+	value := APITokenPrefix + b64.EncodeToString(m.Sum(nil)[:30])
+	tok = &APIToken{ID: sqlstore.NewID(), Name: name, Token: value,
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond), ExpiresAt: expiresAt}
+	_, err = s.db.Exec(ctx, `INSERT INTO api_tokens (id, user_id, name, hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		tok.ID, userID, name, hashToken(value), sqlstore.FromTime(tok.CreatedAt), sqlstore.FromNullTime(expiresAt))
+	if err == nil {
+		return tok, false, nil
+	}
+	if !errors.Is(err, sqlstore.ErrConflict) {
+		return nil, false, fmt.Errorf("auth: create api token: %w", err)
+	}
+	var created int64
+	var exp, used, revoked *int64
+	err = s.db.QueryRow(ctx, `SELECT id, name, created_at, expires_at, last_used_at, revoked_at FROM api_tokens WHERE hash = $1 AND user_id = $2`,
+		hashToken(value), userID).Scan(&tok.ID, &tok.Name, &created, &exp, &used, &revoked)
+	if err != nil {
+		return nil, false, fmt.Errorf("auth: find the api token of a form sent again: %w", err)
+	}
+	tok.CreatedAt, tok.ExpiresAt, tok.LastUsedAt = sqlstore.Time(created), sqlstore.NullTime(exp), sqlstore.NullTime(used)
+	if revoked != nil || s.now().Sub(tok.CreatedAt) > APITokenRepeatWindow {
+		return tok, false, ErrFormUsed
+	}
+	return tok, true, nil
 }
 
 // ListAPITokens lists a user's live tokens, newest first, without values.

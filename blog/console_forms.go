@@ -3,10 +3,10 @@ package blog
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"folio/httpx"
 	"folio/sqlstore"
+	"folio/templates"
 )
 
 // formRefusal is why the console shows a form again instead of saving it:
@@ -29,7 +29,7 @@ func refusal(err error) (formRefusal, bool) {
 	case errors.As(err, &fe):
 		return formRefusal{http.StatusUnprocessableEntity, "Not saved: " + fe.Field + " " + fe.Msg + ".", fe.Field}, true
 	case errors.As(err, &se):
-		return formRefusal{http.StatusUnprocessableEntity, "Not saved: " + se.Key + " " + se.Msg + ".", se.Key}, true
+		return formRefusal{http.StatusUnprocessableEntity, "Not saved. " + settingLabel(se.Key) + ": " + se.Msg + ".", se.Key}, true
 	case errors.Is(err, errDuplicateSlug):
 		return formRefusal{http.StatusConflict, "Not saved: that slug is already taken.", "slug"}, true
 	case errors.Is(err, errDuplicateURL):
@@ -62,10 +62,52 @@ func notFoundAs(err error, what string) error {
 	return err
 }
 
-// countOf is "1 comment", "3 comments".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// countOf is "1 comment", "3 comments" (templates.Plural, as the pages
+// say it).
+func countOf(n int, noun string) string { return templates.Plural(int64(n), noun) }
+
+// settingLabels names the settings of the blog's console pages (Blog
+// settings, Federation) as their forms label them, so that a refusal
+// names the field a person sees, not the key the API uses. A function, not
+// a package variable: no package-level state (docs/design.md).
+func settingLabels() map[string]string {
+	return map[string]string{
+		"site.site_name":               "Site name",
+		"site.site_url":                "Site URL",
+		"site.keywords":                "Keywords",
+		"site.favicon":                 "Favicon URL",
+		"site.logo":                    "Logo URL",
+		"site.icp":                     "ICP licence number",
+		"site.description":             "Description",
+		"site.footer":                  "Footer",
+		"post.posts_per_page":          "Posts per page",
+		"post.summary_length":          "Summary length",
+		"post.revisions_kept":          "Revisions kept",
+		"post.default_cover_url":       "Default cover image URL",
+		"post.enable_comment":          "Readers may comment",
+		"post.enable_toc":              "Show a table of contents on posts",
+		"render.render_mode":           "Render mode",
+		"render.api_prefix":            "API prefix",
+		"render.enable_cors":           "Let any site read the public API",
+		"ai.enabled":                   "Use an AI provider",
+		"ai.provider":                  "Provider",
+		"ai.base_url":                  "Base URL",
+		"ai.model":                     "Model",
+		"ai.api_key":                   "API key",
+		"ai.auto_summary":              "Write a summary for posts saved without one",
+		"ai.auto_tag":                  "Tag posts saved without tags",
+		"federation.enabled":           "The blog can be followed from the fediverse",
+		"federation.username":          "Username",
+		"federation.approve_followers": "Approve each new follower",
+		"federation.authorized_fetch":  "Answer posts' fediverse documents only to signed requests",
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// settingLabel is the label of a setting's field, or its key for a
+// setting no blog page shows.
+func settingLabel(key string) string {
+	if l, ok := settingLabels()[key]; ok {
+		return l
+	}
+	return key
 }

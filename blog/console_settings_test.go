@@ -1,7 +1,10 @@
 package blog_test
 
 import (
+	"strings"
 	"testing"
+
+	"folio/blog"
 )
 
 // settingsFields is a full settings form; extra pairs replace or add
@@ -56,14 +59,14 @@ func TestBlogConsoleSettings(t *testing.T) {
 
 	// Refused values: 422 naming the field, the input kept, nothing stored.
 	for _, tc := range []struct{ field, value, msg string }{
-		{"post.posts_per_page", "0", "Not saved: post.posts_per_page must be between 1 and 100."},
-		{"post.posts_per_page", "many", "Not saved: post.posts_per_page must be a whole number."},
-		{"post.summary_length", "-1", "Not saved: post.summary_length"},
-		{"post.revisions_kept", "1001", "Not saved: post.revisions_kept"},
-		{"post.revisions_kept", "some", "Not saved: post.revisions_kept must be a whole number."},
-		{"render.render_mode", "fancy", "Not saved: render.render_mode"},
-		{"ai.provider", "other", "Not saved: ai.provider"},
-		{"ai.base_url", "ftp://x", "Not saved: ai.base_url"},
+		{"post.posts_per_page", "0", "Not saved. Posts per page: must be between 1 and 100."},
+		{"post.posts_per_page", "many", "Not saved. Posts per page: must be a whole number."},
+		{"post.summary_length", "-1", "Not saved. Summary length: "},
+		{"post.revisions_kept", "1001", "Not saved. Revisions kept: "},
+		{"post.revisions_kept", "some", "Not saved. Revisions kept: must be a whole number."},
+		{"render.render_mode", "fancy", "Not saved. Render mode: "},
+		{"ai.provider", "other", "Not saved. Provider: "},
+		{"ai.base_url", "ftp://x", "Not saved. Base URL: "},
 	} {
 		t.Run(tc.field+"="+tc.value, func(t *testing.T) {
 			res := e.submit("/console/blog/settings", settingsFields(tc.field, tc.value, "site.site_name", "Not Stored", "ai.api_key", "sk-new-key-0000")...).Expect(422)
@@ -92,5 +95,23 @@ func TestBlogConsoleSettings(t *testing.T) {
 	res, _ = consolePage(t, e.admin, "/console/blog/settings", 200)
 	if !has(res, "No key is stored.") || has(res, `name="remove_api_key"`) {
 		t.Fatalf("page without a key: %s", res.Body)
+	}
+}
+
+// Every setting a blog page refuses is named by the label its form shows.
+func TestSettingLabelsAreTheFormsLabels(t *testing.T) {
+	e := newConsoleEnv(t)
+	pages := ""
+	for _, p := range []string{"/console/blog/settings", "/console/blog/federation"} {
+		res, _ := consolePage(t, e.admin, p, 200)
+		pages += string(res.Body)
+	}
+	for key, label := range blog.SettingLabels() {
+		if !strings.Contains(pages, label) {
+			t.Errorf("%s: the label %q is on no settings page", key, label)
+		}
+		if key != "render.api_prefix" /* shown, read-only */ && !strings.Contains(pages, `name="`+key+`"`) {
+			t.Errorf("%s: no settings page has a field named so", key)
+		}
 	}
 }

@@ -53,3 +53,6 @@ func (b *Blog) SetMediaLimits(files int, fileSize int64, total time.Duration) {
 	b.mediaLimits.files, b.mediaLimits.fileSize, b.mediaLimits.total = files, fileSize, total
 	b.fetch = b.mediaLimits.client(b.fetchAllow)
 }
+
+// SettingLabels is the labels the console's refusals name settings by.
+func SettingLabels() map[string]string { return settingLabels() }

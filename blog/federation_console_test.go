@@ -75,7 +75,7 @@ func TestFederationConsoleSettingsSwitchAndOrigin(t *testing.T) {
 		t.Fatalf("off: %s", res.Body)
 	}
 	res = e.admin.PostForm("/console/blog/federation", "form_token", tok, "federation.enabled", "1", "federation.username", "Not Valid").Expect(422)
-	if !has(res, "Not saved: federation.username must be 1-30 lowercase letters, digits or underscores.", `value="Not Valid" maxlength="30" required aria-describedby="fed-username-hint" aria-invalid="true"`) {
+	if !has(res, "Not saved. Username: must be 1-30 lowercase letters, digits or underscores.", `value="Not Valid" maxlength="30" required aria-describedby="fed-username-hint" aria-invalid="true"`) {
 		t.Fatalf("refused: %s", res.Body)
 	}
 	var origin string

@@ -78,7 +78,7 @@ func (s consoleHandlers) handleConsolePassword(w http.ResponseWriter, r *http.Re
 	case errors.Is(err, auth.ErrPasswordInConfig):
 		return s.renderAccount(w, r, http.StatusConflict, "This password is set by admin.password_hash in the configuration: change it there (folio hash-password makes the hash).", "")
 	case errors.As(err, &fe):
-		return s.renderAccount(w, r, http.StatusUnprocessableEntity, "The new password: "+fe.Msg+".", "")
+		return s.renderAccount(w, r, http.StatusUnprocessableEntity, "The new password "+fe.Msg+".", "")
 	case err != nil:
 		return err
 	}
@@ -187,12 +187,14 @@ func (s consoleHandlers) handleConsoleTOTPEnable(w http.ResponseWriter, r *http.
 	if err != nil {
 		return err
 	}
-	return s.renderRecoveryCodes(w, r, codes)
+	return s.renderRecoveryCodes(w, r, codes, "Two-factor sign-in is on.")
 }
 
-func (s consoleHandlers) renderRecoveryCodes(w http.ResponseWriter, r *http.Request, codes []string) error {
+// renderRecoveryCodes shows new recovery codes, the only time they are
+// shown, with what just happened (flash).
+func (s consoleHandlers) renderRecoveryCodes(w http.ResponseWriter, r *http.Request, codes []string, flash string) error {
 	v := s.console.View(w, r, "Your recovery codes", "account")
-	v.Flash = "Two-factor sign-in is on."
+	v.Flash = flash
 	v.Data = codes
 	s.console.Render(w, r, http.StatusOK, "recovery-codes", v)
 	return nil
@@ -225,7 +227,7 @@ func (s consoleHandlers) handleConsoleRecoveryCodes(w http.ResponseWriter, r *ht
 	if err != nil {
 		return err
 	}
-	return s.renderRecoveryCodes(w, r, codes)
+	return s.renderRecoveryCodes(w, r, codes, "New recovery codes: the old ones no longer work.")
 }
 
 // handleConsoleRevokeSession is POST /console/account/sessions/{id}/revoke.

@@ -105,7 +105,7 @@ func sizeText(n int64) string {
 }
 
 // errSize is what a size field that is not one says.
-var errSize = errors.New("must be a whole number of bytes, optionally with KiB, MiB or GiB")
+var errSize = errors.New("must be a size like 10 MiB: a whole number of bytes, or with KiB, MiB or GiB")
 
 // formSize reads a size field: a whole number with an optional binary unit.
 // Empty is 0.
@@ -119,4 +119,30 @@ func formSize(s string) (int64, error) {
 		return 0, errSize
 	}
 	return n, nil
+}
+
+// uploadSettingLabels names the upload settings as the Upload settings
+// page labels them, so that a refusal names the field a person sees, not
+// the key the settings API uses (which keeps its own messages).
+func uploadSettingLabels() map[string]string {
+	return map[string]string{
+		"upload.allow_guest_upload":  "Guests may upload",
+		"upload.allow_register":      "Visitors may create an account",
+		"upload.allow_duplicate":     "Store a new copy of content already stored",
+		"upload.strip_metadata":      "Remove photo metadata",
+		"upload.max_file_size":       "Largest file",
+		"upload.default_quota_bytes": "Quota of new accounts",
+		"upload.allowed_types":       "Allowed types",
+		"upload.forbidden_exts":      "Forbidden extensions",
+		"upload.path_pattern":        "Path pattern",
+	}
+}
+
+// uploadSettingLabel is the label of a setting's field, or its key for one
+// the page does not show.
+func uploadSettingLabel(key string) string {
+	if l, ok := uploadSettingLabels()[key]; ok {
+		return l
+	}
+	return key
 }

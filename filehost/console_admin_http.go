@@ -260,7 +260,7 @@ func (s consoleHandlers) handleConsoleAdminSaveSettings(w http.ResponseWriter, r
 	var fe *sqlstore.FieldError
 	if errors.As(err, &fe) {
 		form.Field = fe.Key
-		return s.renderAdminSettings(w, r, http.StatusUnprocessableEntity, form, "Not saved: "+fe.Key+" "+fe.Msg+".")
+		return s.renderAdminSettings(w, r, http.StatusUnprocessableEntity, form, "Not saved. "+uploadSettingLabel(fe.Key)+": "+fe.Msg+".")
 	}
 	if err != nil {
 		return err

@@ -159,11 +159,11 @@ func TestConsoleAdminChangesUploadSettings(t *testing.T) {
 	before := e.settings.Get(context.Background())
 
 	refused := []struct{ name, field, value, want string }{
-		{"size that is not one", "max_file_size", "huge", "upload.max_file_size"},
-		{"zero size", "max_file_size", "0", "upload.max_file_size"},
-		{"path out of the folder", "path_pattern", "../{uuid}", "upload.path_pattern"},
-		{"path without a unique part", "path_pattern", "{year}/{ext}", "upload.path_pattern"},
-		{"negative quota", "default_quota", "-5", "upload.default_quota_bytes"},
+		{"size that is not one", "max_file_size", "huge", "Not saved. Largest file: must be a size like 10 MiB"},
+		{"zero size", "max_file_size", "0", "Not saved. Largest file: must be a positive number of bytes."},
+		{"path out of the folder", "path_pattern", "../{uuid}", "Not saved. Path pattern: "},
+		{"path without a unique part", "path_pattern", "{year}/{ext}", "Not saved. Path pattern: must contain {uuid} or {md5}."},
+		{"negative quota", "default_quota", "-5", "Not saved. Quota of new accounts: "},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,8 +174,8 @@ func TestConsoleAdminChangesUploadSettings(t *testing.T) {
 				pairs = append(pairs, k, v)
 			}
 			res := admin.PostForm("/console/admin/settings", append(pairs, "form_token", tok)...).Expect(422)
-			if !contains(res, tt.want, `aria-invalid="true"`) && !contains(res, tt.want) {
-				t.Errorf("page lacks %q: %.400s", tt.want, res.Body)
+			if !contains(res, tt.want, `aria-invalid="true"`) || contains(res, "upload.") {
+				t.Errorf("page lacks %q or names a setting's key: %s", tt.want, res.Body)
 			}
 			if got := e.settings.Get(context.Background()); got.AllowGuestUpload != before.AllowGuestUpload || got.MaxFileSize != before.MaxFileSize {
 				t.Errorf("a refused form stored something: %+v", got)
@@ -193,6 +193,18 @@ func TestConsoleAdminChangesUploadSettings(t *testing.T) {
 	// The guest page opens with the setting.
 	e.c.Do("GET", "/upload", nil).Expect(200)
 	admin.PostForm("/console/admin/settings", "max_file_size", "1").Expect(403)
+}
+
+// Every upload setting a refusal names is named by the label the page
+// shows it with.
+func TestUploadSettingLabelsAreThePagesLabels(t *testing.T) {
+	e := newTestEnv(t)
+	page := e.consoleAdmin().Do("GET", "/console/admin/settings", nil).Expect(200)
+	for key, label := range uploadSettingLabels() {
+		if !contains(page, label) {
+			t.Errorf("%s: the label %q is not on the page", key, label)
+		}
+	}
 }
 
 func TestSizeTextReadsBackExactly(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"folio/auth"
@@ -201,13 +200,8 @@ func (s consoleHandlers) handleConsoleBatchFiles(w http.ResponseWriter, r *http.
 	return nil
 }
 
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// plural is "1 file", "2 files" (templates.Plural, as the pages say it).
+func plural(n int, noun string) string { return templates.Plural(int64(n), noun) }
 
 // consoleFile loads the signed-in user's file named by the path, with its
 // links; anyone else's is a 404.

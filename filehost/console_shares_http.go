@@ -41,11 +41,12 @@ func (s consoleHandlers) handleConsoleCreateShare(w http.ResponseWriter, r *http
 		body.MaxViews = &n
 	}
 	if v := r.PostFormValue("password"); v != "" {
-		if len(v) > maxSharePassword {
-			return fail("Use a password of at most 72 bytes, or leave it empty.")
-		}
-		if utf8.RuneCountInString(v) < minSharePassword {
-			return fail("Use a password of at least 8 characters, or leave it empty.")
+		runes := utf8.RuneCountInString(v)
+		switch {
+		case len(v) > maxSharePassword && runes <= maxSharePassword:
+			return fail("That password is too long: accented letters, other scripts and emoji take 2 to 4 of the 72 bytes a password may use.")
+		case len(v) > maxSharePassword || runes < minSharePassword:
+			return fail("Use a password of 8 to 72 characters, or leave it empty.")
 		}
 		body.Password = &v
 	}

@@ -22,6 +22,7 @@ type tokensView struct {
 	Pager   *templates.ConsolePager
 	Name    string // the create form's input, kept when it is refused
 	Expires string
+	Once    string // the create form's one-time value (auth.NewOnce)
 	Clients clientSetup
 }
 
@@ -34,9 +35,10 @@ type tokenRow struct {
 // tokenCreatedView is the data of the page that shows a new token's value,
 // the only one that ever does.
 type tokenCreatedView struct {
-	Name    string
-	Value   templates.ConsoleCopy
-	Clients clientSetup
+	Name     string
+	Repeated bool // the form arrived again, and this is the token it made
+	Value    templates.ConsoleCopy
+	Clients  clientSetup
 }
 
 // clientSetup is how to point ShareX, PicGo and curl at this site with a

@@ -38,7 +38,7 @@ func (s consoleHandlers) renderTokens(w http.ResponseWriter, r *http.Request, st
 	}
 	v := s.console.View(w, r, "API tokens", "tokens")
 	v.Error = problem
-	v.Data = tokensView{Tokens: rows, Name: name, Expires: expires,
+	v.Data = tokensView{Tokens: rows, Name: name, Expires: expires, Once: auth.NewOnce(),
 		Pager:   templates.NewConsolePager("/console/tokens", r.URL.Query(), p.Page, p.Size, total),
 		Clients: newClientSetup(v.BaseURL, placeholderToken)}
 	s.console.Render(w, r, status, "tokens", v)
@@ -47,19 +47,37 @@ func (s consoleHandlers) renderTokens(w http.ResponseWriter, r *http.Request, st
 
 // handleConsoleCreateToken is POST /console/tokens. The answer is the page
 // showing the value, not a redirect: the value exists only in this answer
-// and must not travel in a URL or a cookie.
+// and must not travel in a URL or a cookie. The form's one-time value
+// makes a form sent twice (a double click, a reload) show the one token it
+// made, not make a second one nobody saw (docs/console.md#tokens-and-clients).
 func (s consoleHandlers) handleConsoleCreateToken(w http.ResponseWriter, r *http.Request) error {
 	rawName, rawExpires := r.PostFormValue("name"), r.PostFormValue("expires_at")
 	name, exp, problem := parseTokenForm(rawName, rawExpires, s.now())
 	if problem != "" {
 		return s.renderTokens(w, r, http.StatusUnprocessableEntity, rawName, rawExpires, problem)
 	}
-	tok, err := s.auth.CreateAPIToken(r.Context(), auth.FromContext(r.Context()).UserID, name, exp)
+	userID := auth.FromContext(r.Context()).UserID
+	var tok *auth.APIToken
+	var repeated bool
+	var err error
+	if once := r.PostFormValue("once"); once != "" {
+		tok, repeated, err = s.auth.CreateAPITokenOnce(r.Context(), userID, name, exp, once)
+	} else {
+		// A form from before the one-time field: no second send to catch.
+		tok, err = s.auth.CreateAPIToken(r.Context(), userID, name, exp)
+	}
+	if errors.Is(err, auth.ErrFormUsed) {
+		problem := "This form was already sent. Create the token again with the form below."
+		if tok != nil {
+			problem = "This form was already sent: it made the token “" + tok.Name + "”, whose value was shown then. To have a value to copy, create another token."
+		}
+		return s.renderTokens(w, r, http.StatusConflict, rawName, rawExpires, problem)
+	}
 	if err != nil {
 		return err
 	}
 	v := s.console.View(w, r, "Token created", "tokens")
-	v.Data = tokenCreatedView{Name: tok.Name,
+	v.Data = tokenCreatedView{Name: tok.Name, Repeated: repeated,
 		Value:   templates.ConsoleCopy{ID: "token-value", Label: "Your new token", Value: tok.Token},
 		Clients: newClientSetup(v.BaseURL, tok.Token)}
 	s.console.Render(w, r, http.StatusOK, "token-created", v)

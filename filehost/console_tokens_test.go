@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 var (
 	tokenValueField = regexp.MustCompile(`id="token-value" type="text" readonly value="([^"]+)"`)
 	revokeAction    = regexp.MustCompile(`action="/console/tokens/([0-9a-f-]+)/revoke"`)
+	onceField       = regexp.MustCompile(`<input type="hidden" name="once" value="([A-Za-z0-9_-]{22})">`)
 	preBlock        = func(id string) *regexp.Regexp { return regexp.MustCompile(`(?s)<pre id="` + id + `">(.*?)</pre>`) }
 )
 
@@ -25,7 +27,25 @@ var (
 // the page that shows it and its value.
 func createConsoleToken(t *testing.T, b *httpxtest.Client, name string) (*httpxtest.Response, string) {
 	t.Helper()
-	res := b.PostForm("/console/tokens", "form_token", pageToken(b, "/console/tokens"), "name", name, "expires_at", "")
+	page := b.Do("GET", "/console/tokens", nil).Expect(http.StatusOK)
+	return sendTokenForm(t, b, page.FormToken(), formOnce(t, page), name)
+}
+
+// formOnce is the one-time value of the tokens page's create form.
+func formOnce(t *testing.T, page *httpxtest.Response) string {
+	t.Helper()
+	m := onceField.FindSubmatch(page.Body)
+	if m == nil {
+		t.Fatalf("the create form has no one-time value: %.500s", page.Body)
+	}
+	return string(m[1])
+}
+
+// sendTokenForm sends the create form and returns the page that shows the
+// token and its value.
+func sendTokenForm(t *testing.T, b *httpxtest.Client, formToken, once, name string) (*httpxtest.Response, string) {
+	t.Helper()
+	res := b.PostForm("/console/tokens", "form_token", formToken, "once", once, "name", name, "expires_at", "")
 	res.Expect(http.StatusOK)
 	m := tokenValueField.FindSubmatch(res.Body)
 	if m == nil {
@@ -79,7 +99,7 @@ func TestConsoleTokenIsShownOnceWorksAndStopsWhenRevoked(t *testing.T) {
 	}
 	base := e.c.Base
 	curl := `curl -H "Authorization: Bearer ` + tok + `" -F "file=@photo.jpg" ` + base + "/api/v1/upload"
-	if !contains(created, `id="token-created"`, "shown only this once", `<form id="download-sxcu" method="post" action="/console/tokens/sxcu">`,
+	if !contains(created, `id="token-created"`, "shown only this once", `<form id="download-sxcu" method="post" action="/console/tokens/sxcu" data-download>`,
 		`name="token" value="`+tok+`"`, html.EscapeString(curl)) {
 		t.Fatalf("created page lacks its parts: %s", created.Body)
 	}
@@ -131,6 +151,72 @@ func TestConsoleTokenIsShownOnceWorksAndStopsWhenRevoked(t *testing.T) {
 	bearerUpload(t, e, tok).Expect(http.StatusUnauthorized)
 	// Revoking twice finds nothing.
 	b.PostForm("/console/tokens/"+string(id[1])+"/revoke", "form_token", list.FormToken()).Expect(http.StatusNotFound)
+}
+
+// A create form that arrives twice (a double click that slipped past the
+// script, a reload of the answer) makes one token and shows it both times;
+// too late, or after a revocation, it makes none and says so.
+func TestConsoleTokenFormSentTwiceMakesOneToken(t *testing.T) {
+	e := newTestEnv(t)
+	_, b := e.consoleUser("tess")
+	page := b.Do("GET", "/console/tokens", nil).Expect(http.StatusOK)
+	tok, once := page.FormToken(), formOnce(t, page)
+	rows := func() int {
+		return strings.Count(string(b.Do("GET", "/console/tokens", nil).Expect(http.StatusOK).Body), `<tr data-token=`)
+	}
+
+	first, value := sendTokenForm(t, b, tok, once, "Double click")
+	again, valueAgain := sendTokenForm(t, b, tok, once, "Double click")
+	if value != valueAgain {
+		t.Fatalf("the form sent twice showed two values: %q and %q", value, valueAgain)
+	}
+	if contains(first, `id="token-repeated"`) || !contains(again, `id="token-repeated"`, "it made this one token") {
+		t.Errorf("the repeat is not said, or said the first time: %s", again.Body)
+	}
+	if n := rows(); n != 1 {
+		t.Fatalf("%d tokens listed after one form sent twice, want 1", n)
+	}
+	bearerUpload(t, e, value).Expect(http.StatusOK)
+
+	// Two at the same moment: still one token, the same value shown.
+	next := b.Do("GET", "/console/tokens", nil).Expect(http.StatusOK)
+	if formOnce(t, next) == once {
+		t.Fatal("the page offers the same one-time value again")
+	}
+	var wg sync.WaitGroup
+	values := make([]string, 2)
+	for i := range values {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := b.PostForm("/console/tokens", "form_token", next.FormToken(), "once", formOnce(t, next), "name", "Racing", "expires_at", "")
+			if m := tokenValueField.FindSubmatch(res.Body); res.Status == http.StatusOK && m != nil {
+				values[i] = string(m[1])
+			}
+		}()
+	}
+	wg.Wait()
+	if values[0] == "" || values[0] != values[1] {
+		t.Fatalf("two forms at once showed %q", values)
+	}
+	if n := rows(); n != 2 {
+		t.Fatalf("%d tokens listed, want 2", n)
+	}
+
+	// Past the window the form is refused, and makes nothing.
+	if _, err := e.db.Exec(context.Background(), "UPDATE api_tokens SET created_at = created_at - $1",
+		(auth.APITokenRepeatWindow + time.Minute).Microseconds()); err != nil {
+		t.Fatal(err)
+	}
+	late := b.PostForm("/console/tokens", "form_token", tok, "once", once, "name", "Double click", "expires_at", "").Expect(http.StatusConflict)
+	if !contains(late, "This form was already sent: it made the token “Double click”") || tokenValueField.Match(late.Body) {
+		t.Errorf("a late repeat: %s", late.Body)
+	}
+	// A one-time value of another shape than the server makes is refused.
+	b.PostForm("/console/tokens", "form_token", tok, "once", "not-a-once", "name", "Forged", "expires_at", "").Expect(http.StatusConflict)
+	if n := rows(); n != 2 {
+		t.Fatalf("%d tokens listed after refused repeats, want 2", n)
+	}
 }
 
 func TestConsoleTokenExpiryIsReadAsUTC(t *testing.T) {

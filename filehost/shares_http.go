@@ -130,7 +130,12 @@ func (s *Service) handleSharePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !counted {
-			s.notFoundLink(w, r)
+			// No view left, or it expired since findShare read it.
+			if sh.MaxViews != nil && (sh.ExpiresAt == nil || s.now().Before(*sh.ExpiresAt)) {
+				s.usedUpLink(w, r)
+			} else {
+				s.expiredLink(w, r, *sh.ExpiresAt)
+			}
 			return
 		}
 	}
@@ -246,7 +251,44 @@ func (s *Service) findShare(w http.ResponseWriter, r *http.Request) (*share, *fi
 		s.notFoundLink(w, r)
 		return nil, nil, false
 	}
+	if sh.ExpiresAt != nil && !s.now().Before(*sh.ExpiresAt) {
+		s.expiredLink(w, r, *sh.ExpiresAt)
+		return nil, nil, false
+	}
 	return sh, f, true
+}
+
+// expiredLink answers a share link that has expired: still the 404 of
+// every dead link (docs/api.md#share-links), and counted as a miss like
+// them, but saying when it expired, which is what its visitor needs to
+// know (to ask its owner for a new one), not "not found".
+func (s *Service) expiredLink(w http.ResponseWriter, r *http.Request, at time.Time) {
+	at = at.UTC()
+	s.deadLink(w, r, "Link expired", "This share link expired on "+at.Format("2 January 2006 at 15:04")+" UTC. Ask the person who shared it for a new one.",
+		"share link expired at "+at.Format(time.RFC3339))
+}
+
+// usedUpLink answers a share link whose views are all spent: the same 404.
+func (s *Service) usedUpLink(w http.ResponseWriter, r *http.Request) {
+	s.deadLink(w, r, "Link used up", "This share link has been opened as many times as it allows. Ask the person who shared it for a new one.",
+		"share link has no views left")
+}
+
+// deadLink answers 404 for a share link that exists but is closed, with
+// its own words: a page for a browser, the envelope-A JSON otherwise,
+// counted as a miss as notFoundLink counts one.
+func (s *Service) deadLink(w http.ResponseWriter, r *http.Request, title, page, api string) {
+	if ok, wait := s.missLimit.Allow(httpx.ClientIP(r)); !ok {
+		s.tooManyMisses(w, r, wait)
+		return
+	}
+	if s.public != nil && httpx.PrefersHTML(r) {
+		s.renderPublic(w, r, http.StatusNotFound, "message", title, page, nil)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.FileAPI.Error(w, r, httpx.E(http.StatusNotFound, api))
 }
 
 // passwordCookieOK reports whether the request carries this link's

@@ -105,13 +105,15 @@ func (s *Service) deleteShare(ctx context.Context, fileID, shareID string) error
 	return nil
 }
 
-// openShare finds the link of a token while it is open: not revoked, not
-// expired, its file live. Whether views are left is countView's to say.
-// Nil when there is none.
+// openShare finds the link of a token while it is not revoked and its file
+// is live. It may have expired: the caller says so (findShare), since a
+// visitor with an expired link deserves to hear that rather than "not
+// found". Whether views are left is countView's to say. Nil when there is
+// none.
 func (s *Service) openShare(ctx context.Context, token string) (*share, *fileRecord, error) {
 	var r shareRow
 	f, err := scanFile(withTail(s.db.QueryRow(ctx, "SELECT "+fileColumns+", "+shareColumns+fileFrom+
-		" JOIN shares s ON s.file_id = f.id WHERE s.token = $1 AND (s.expires_at IS NULL OR s.expires_at > $2) AND "+liveFile("$2"),
+		" JOIN shares s ON s.file_id = f.id WHERE s.token = $1 AND "+liveFile("$2"),
 		token, sqlstore.FromTime(s.now())), r.dest()...))
 	if errors.Is(err, sqlstore.ErrNotFound) {
 		return nil, nil, nil

@@ -351,8 +351,9 @@ func TestConsoleSharesAFile(t *testing.T) {
 		{"a made-up expiry", []string{"expires_in", "-1"}, "Choose when the link expires from the list."},
 		{"views not a number", []string{"max_views", "ten"}, "Enter from 1 to 1000000000 views, or leave it empty."},
 		{"zero views", []string{"max_views", "0"}, "Enter from 1 to 1000000000 views, or leave it empty."},
-		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of at most 72 bytes, or leave it empty."},
-		{"a short password", []string{"password", "seven77"}, "Use a password of at least 8 characters, or leave it empty."},
+		{"a long password", []string{"password", strings.Repeat("p", 73)}, "Use a password of 8 to 72 characters, or leave it empty."},
+		{"a password over 72 bytes in fewer characters", []string{"password", strings.Repeat("ü", 40)}, "That password is too long: accented letters, other scripts and emoji take 2 to 4 of the 72 bytes a password may use."},
+		{"a short password", []string{"password", "seven77"}, "Use a password of 8 to 72 characters, or leave it empty."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := b.PostForm(page+"/shares", append([]string{"form_token", tok}, tt.fields...)...).Expect(422)
@@ -520,5 +521,56 @@ func TestConcurrentShareGuessesCheckNoMoreThanTheLimit(t *testing.T) {
 	}
 	if count[401] != shareGuesses || count[429] != guessers-shareGuesses {
 		t.Fatalf("of %d wrong answers at once: %v, want exactly %d checked (401) and the rest 429", guessers, count, shareGuesses)
+	}
+}
+
+// A share link that has expired says so, and when, to a browser and to
+// JSON clients alike, with the 404 the spec gives every dead link; one
+// whose views are spent says that; a revoked link, one whose file was
+// deleted and an unknown token stay "not found".
+func TestClosedShareLinksSayWhy(t *testing.T) {
+	e := newTestEnv(t)
+	clock := newTestClock(e)
+	_, alice := e.newUser("alice", 0)
+	u := mustUpload(t, alice, "a.png", pngBytes(t, 3, 3))
+	end := clock.now().Add(time.Hour).UTC().Truncate(time.Second)
+	expired := mustShare(t, alice, u.ID, map[string]any{"expires_at": end.Format(time.RFC3339), "password": "open sesame"})
+	usedUp := mustShare(t, alice, u.ID, map[string]any{"max_views": 1})
+	revoked := mustShare(t, alice, u.ID, nil)
+	alice.Do("DELETE", "/api/v1/files/"+u.ID+"/shares/"+revoked.ID, nil).Expect(200)
+	v := mustUpload(t, alice, "b.png", pngBytes(t, 4, 3))
+	gone := mustShare(t, alice, v.ID, nil)
+	alice.Do("DELETE", "/api/v1/files/"+v.ID, nil).Expect(200)
+	browser(e.c).Do("GET", usedUp.path(), nil).Expect(200)
+	clock.advance(time.Hour)
+
+	said := "This share link expired on " + end.Format("2 January 2006 at 15:04") + " UTC."
+	tests := []struct {
+		name, method, path string
+		title, page, api   string
+	}{
+		{"expired, its page", "GET", expired.path(), "Link expired", said, "share link expired at " + end.Format(time.RFC3339)},
+		{"expired, its password form's answer", "POST", expired.path(), "Link expired", said, "share link expired at " + end.Format(time.RFC3339)},
+		{"used up", "GET", usedUp.path(), "Link used up", "opened as many times as it allows", "share link has no views left"},
+		{"revoked", "GET", revoked.path(), "Not found", "There is nothing at this address.", "resource not found"},
+		{"its file deleted", "GET", gone.path(), "Not found", "There is nothing at this address.", "resource not found"},
+		{"unknown", "GET", "/s/" + strings.Repeat("C", 32), "Not found", "There is nothing at this address.", "resource not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := browser(e.c).Do(tt.method, tt.path, nil).Expect(404)
+			if !contains(page, "<h1>"+tt.title+"</h1>", tt.page) || page.Header.Get("Cache-Control") != "no-store" {
+				t.Errorf("browser: %v %s", page.Header, page.Body)
+			}
+			if tt.title != "Link expired" && contains(page, "expired on") {
+				t.Errorf("says expired: %s", page.Body)
+			}
+			c := e.c.Clone()
+			c.Header.Set("Accept", "application/json")
+			res := c.Do(tt.method, tt.path, nil).Expect(404)
+			if env := res.A(); env.Code != 40400 || env.Message != tt.api {
+				t.Errorf("JSON: %+v", env)
+			}
+		})
 	}
 }

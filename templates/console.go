@@ -250,6 +250,7 @@ func (c *Console) funcs() template.FuncMap {
 		"query":    queryWith,
 		"add":      func(a, b int) int { return a + b },
 		"dict":     dict,
+		"plural":   pluralFunc,
 	}
 }
 

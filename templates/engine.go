@@ -264,6 +264,7 @@ func (e *Engine) funcs() template.FuncMap {
 		"categoryURL": func(slug string) string { return "/categories/" + url.PathEscape(slug) },
 		"tagURL":      func(slug string) string { return "/tags/" + url.PathEscape(slug) },
 		"searchURL":   func(q string) string { return "/search?q=" + url.QueryEscape(q) },
+		"plural":      pluralFunc,
 	}
 }
 

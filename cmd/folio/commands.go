@@ -89,8 +89,8 @@ func commands() []command {
 			summary:  "set a user's password and end all of their sessions and tokens",
 			help: "Sets a new password for USERNAME, the administrator (admin.username) when it " +
 				"is omitted, or any file-hosting user. On a terminal it asks twice without echo; " +
-				"otherwise it reads one line from standard input. The password must be 8-72 " +
-				"bytes. In the same transaction every session, refresh token and API token of " +
+				"otherwise it reads one line from standard input. The password must be 8 to 72 " +
+				"characters and at most 72 bytes (what bcrypt reads). In the same transaction every session, refresh token and API token of " +
 				"the user is revoked; running servers see it on their next request. It refuses " +
 				"the administrator while admin.password_hash is configured, since that hash is " +
 				"applied at every start: change admin.password_hash instead.",

@@ -510,7 +510,7 @@ func operations() map[string]operation {
 
 		// Console: tokens.
 		"GET /console/tokens":  with(page("consoleTokens", "The caller's API tokens", console, htmlPage(400, "A bad `page`.")), pageParam()),
-		"POST /console/tokens": post("consoleCreateToken", "Create an API token", console, formBody("name", "expires_at", "form_token"), htmlPage(200, "The page showing the value once."), 422),
+		"POST /console/tokens": post("consoleCreateToken", "Create an API token", console, formBody("name", "expires_at", "once", "form_token"), htmlPage(200, "The page showing the value once; again for the same once within 10 minutes."), 409, 422),
 		"POST /console/tokens/sxcu": {id: "consoleSXCU", summary: "A ShareX custom uploader for a token", tag: "console", auth: console, body: formBody("token", "form_token"),
 			responses: responses(response{status: 200, description: "The `.sxcu` file, as an attachment.", content: jsonContent(schema{"type": "object"})},
 				redirect(303, "No console session: to the sign-in page."), htmlPage(403, "The form was refused."), htmlPage(422, "Not an API token."))},

@@ -124,8 +124,9 @@ func TestResetPasswordRefuses(t *testing.T) {
 	}{
 		{"an unknown user", site, []string{"nobody"}, "password1\n", `no user named "nobody"`},
 		{"the guest", site, []string{"guest"}, "password1\n", "guest is the owner of guest uploads and has no password"},
-		{"a short password", site, []string{"admin"}, "short\n", "password must be 8-72 bytes"},
-		{"a password bcrypt cannot use", site, nil, strings.Repeat("p", 73) + "\n", "password must be 8-72 bytes"},
+		{"a short password", site, []string{"admin"}, "short\n", "password must be 8 to 72 characters"},
+		{"a password bcrypt cannot use", site, nil, strings.Repeat("p", 73) + "\n", "password must be 8 to 72 characters"},
+		{"a password over 72 bytes in 72 characters", site, nil, strings.Repeat("é", 40) + "\n", "password is too long: accented letters"},
 		{"no password", site, nil, "", "no password on standard input"},
 		{"an administrator of admin.password_hash", configured, nil, "password1\n", "set admin.password_hash instead"},
 		{"a database that is not there", servedSite{config: missing}, nil, "password1\n", "database:"},

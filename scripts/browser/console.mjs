@@ -1517,6 +1517,104 @@ async function stepUploaderGallery(u) {
   check((await flash(page)) === "Deleted 2 files.", "no flash after deleting two files");
   const left = await cards(page);
   for (const c of picked.slice(0, 2)) check(!left.some((x) => x.id === c.id), `the deleted ${c.text} is still listed`);
+// stepSmall: the small things (docs/console.md#small-behaviours), with an
+// account of its own, made by the administrator in the console (step g
+// disables the seeded one): a double-clicked "Create token" sends one form
+// and lists one token; a count says "1 file"; an expired share link says
+// when it expired; the recovery codes copy to the clipboard and download
+// as a text file.
+async function stepSmall(browser) {
+  const name = `small-${Date.now().toString(36)}`;
+  const password = "small-things-password";
+  const a = await newContext(browser, "admin-o");
+  try {
+    await signIn(a.page, ADMIN_USER, ADMIN_PASSWORD);
+    await go(a.page, "/console/admin/users");
+    await a.page.locator("#new-username").fill(name);
+    await a.page.locator("#new-email").fill(`${name}@example.com`);
+    await a.page.locator("#new-password").fill(password);
+    await submit(a.page, "#user-create");
+    await flash(a.page);
+  } finally {
+    await a.context.close();
+  }
+
+  const o = await newContext(browser, "small");
+  const v = await newContext(browser, "visitor-o");
+  try {
+    const page = o.page;
+    await signIn(page, name, password);
+    check(!(await path(page)).startsWith("/console/login"), `${name} could not sign in: at ${page.url()}`);
+
+    // A double click on "Create token": one form sent, one token.
+    await go(page, "/console/tokens");
+    await page.locator("#token-name").fill("double-click");
+    let posts = 0;
+    const count = (req) => { if (req.method() === "POST" && new URL(req.url()).pathname === "/console/tokens") posts++; };
+    page.on("request", count);
+    await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.locator("#token-create button[type=submit]").dblclick()]);
+    await need(page, "#token-value", "the new token #token-value");
+    await page.waitForTimeout(300);
+    page.off("request", count);
+    check(posts === 1, `a double click sent the create form ${posts} times, not once`);
+    const token = await valueOf(page, "#token-value");
+    check(token.startsWith("folio_"), `#token-value is ${token}`);
+    await look(page, "token-created-once");
+    await go(page, "/console/tokens");
+    const rows = await page.locator('tr[data-token="double-click"]').count();
+    check(rows === 1, `${rows} tokens named double-click are listed after a double click, not 1`);
+
+    // One file: the account page says "1 file", not "1 files".
+    const up = await apiUpload(token, { name: "one-file.png", type: "image/png", bytes: png(20, 20, 7) });
+    check(up.status === 200 && up.body?.status === true, `an upload with the token answered ${up.status} ${JSON.stringify(up.body)}`);
+    await go(page, "/console/account");
+    const usage = (await page.locator('main p:has-text("Signed in as")').first().textContent()).replace(/\s+/g, " ");
+    check(/ in 1 file\./.test(usage), `the account page says ${JSON.stringify(usage)}, not "in 1 file."`);
+
+    // A share link made to expire in two seconds, opened after.
+    const ends = new Date(Date.now() + 2000);
+    const res = await fetch(`${BASE}/api/v1/files/${up.body.data.id}/shares`, {
+      method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ expires_at: ends.toISOString() }),
+    });
+    const share = await res.json().catch(() => null);
+    check(res.status === 201 && share?.data?.url, `creating a share link answered ${res.status} ${JSON.stringify(share)}`);
+    await v.page.waitForTimeout(Math.max(0, ends.getTime() - Date.now() + 1200));
+    allow({ status: 404 });
+    await go(v.page, share.data.url);
+    check((await v.page.locator("h1").textContent()).trim() === "Link expired", "an expired share link does not say Link expired");
+    const said = (await v.page.locator("main p").first().textContent()).trim();
+    check(/^This share link expired on \d{1,2} \w+ \d{4} at \d{2}:\d{2} UTC\./.test(said), `the expired link says ${JSON.stringify(said)}`);
+    await look(v.page, "share-expired");
+
+    // Recovery codes: copy and download.
+    await go(page, "/console/account");
+    await submit(page, "#totp-begin");
+    const secret = (await valueOf(page, "#totp-secret")).replace(/\s+/g, "").toUpperCase();
+    await page.locator("#totp-code").fill(totp(secret, totpStep()));
+    await submit(page, "#totp-enable");
+    await need(page, "#recovery-codes li", "the recovery codes #recovery-codes li");
+    const codes = (await page.locator("#recovery-codes li").allTextContents()).map((c) => c.trim());
+    check(codes.length === 10, `${codes.length} recovery codes, not 10`);
+    check(await page.locator("#recovery-actions").isVisible(), "the copy and download buttons are hidden");
+    await page.locator("#recovery-copy").click();
+    await page.waitForFunction(() => document.getElementById("recovery-status")?.textContent.startsWith("Copied"));
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    check(copied.trim().split("\n").join(",") === codes.join(","), `the clipboard holds ${JSON.stringify(copied)}`);
+    allow({ failure: /ERR_ABORTED/, url: /^blob:/ });
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#recovery-download").click()]);
+    check(download.suggestedFilename() === `folio-recovery-codes-${name}.txt`, `the download is named ${download.suggestedFilename()}`);
+    const file = await download.path();
+    check(file, `the download failed: ${await download.failure()}`);
+    const text = readFileSync(file, "utf8");
+    for (const c of codes) check(text.includes(`\n${c}\n`), `the downloaded file lacks the code ${c}: ${JSON.stringify(text)}`);
+    check(text.startsWith(`Recovery codes for ${name} at ${BASE}`), `the file starts ${JSON.stringify(text.slice(0, 80))}`);
+    check((await page.locator("#recovery-status").textContent()).includes("Downloaded"), "the download is not announced");
+    await look(page, "recovery-codes");
+  } finally {
+    await v.context.close();
+    await o.context.close();
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -1625,6 +1723,7 @@ async function main() {
     ["k. revisions and slug redirect", () => stepRevisions(browser)],
     ["l. the writer's editor", () => stepEditor(browser)],
     ["m. the administrator's home and the phone", () => stepHome(browser)],
+    ["o. the small things", () => stepSmall(browser)],
   ];
   let failed = false;
   try {

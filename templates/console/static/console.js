@@ -1,7 +1,8 @@
 // Behaviour shared by every console page, for what a form cannot do alone:
 // the phone's Menu button, copy buttons (of a field or of a <pre>),
-// confirmation of destructive actions, select-all boxes, and file fields
-// that refuse a file too large before it is sent.
+// confirmation of destructive actions, select-all boxes, file fields that
+// refuse a file too large before it is sent, and POST forms that cannot be
+// sent twice.
 // Pages work without it; it only makes them quicker to use.
 "use strict";
 
@@ -81,4 +82,58 @@ document.addEventListener("change", (event) => {
   const big = Array.from(input.files || []).find((f) => f.size > max);
   input.setCustomValidity(big ? `${big.name} is larger than the limit of ${input.dataset.maxSizeText}.` : "");
   if (big) input.reportValidity();
+});
+
+// A POST form, once sent, disables its submit buttons and says it is busy
+// until the next page comes, so that a double click sends it once. The
+// form is marked at once, and a second submit of a marked form is
+// stopped before anything else sees it; the buttons are disabled a turn
+// later, because the button that was pressed must still count in the
+// form's data (a disabled one would not), and because a script that
+// sends the form itself (preventDefault) keeps its form as it was. A page
+// the browser restores from its back-forward cache gets its buttons back;
+// so does a form whose answer is a download (data-download), which leaves
+// the page where it was, after a few seconds. The server guards what must
+// not happen twice in any case (docs/console.md#small-behaviours).
+window.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && "sending" in form.dataset) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+}, true);
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || form.method !== "post" || event.defaultPrevented) return;
+  if (form.target && form.target !== "_self") return; // the page stays: it may send again
+  form.dataset.sending = "";
+  setTimeout(() => {
+    if (event.defaultPrevented) {
+      delete form.dataset.sending;
+      return;
+    }
+    for (const b of Array.from(form.elements)) {
+      if ((b instanceof HTMLButtonElement || b instanceof HTMLInputElement) && b.type === "submit" && !b.disabled) {
+        b.disabled = true;
+        b.dataset.busy = "";
+      }
+    }
+    form.setAttribute("aria-busy", "true");
+    if ("download" in form.dataset) setTimeout(() => release(form), 3000);
+  }, 0);
+});
+
+function release(form) {
+  delete form.dataset.sending;
+  form.removeAttribute("aria-busy");
+  for (const b of Array.from(form.elements).filter((el) => "busy" in el.dataset)) {
+    b.disabled = false;
+    delete b.dataset.busy;
+  }
+}
+
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  for (const form of document.querySelectorAll("form[data-sending]")) release(form);
 });
