@@ -51,6 +51,10 @@ type Config struct {
 	Profile           Profile
 	BcryptCost        int // 0 means 12; tests use bcrypt.MinCost
 	Logger            *slog.Logger
+	// SignInURL is where the administrator signs in (the console's sign-in
+	// page), named by the line that shows a generated password; empty
+	// when there is no such page.
+	SignInURL string
 }
 
 // Lifetimes of the file side's tokens.
@@ -270,8 +274,14 @@ func (s *Service) bootstrap(ctx context.Context) error {
 	if _, err := s.db.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", hash, adminID); err != nil {
 		return err
 	}
-	s.cfg.Logger.Warn("generated the administrator password; it is shown only this once, store it now or set admin.password_hash",
-		"username", s.cfg.AdminUsername, "password", password)
+	// The one line a first start must be read for: it says where the
+	// password goes, not only what it is.
+	where, attrs := "", []any{"username", s.cfg.AdminUsername, "password", password}
+	if s.cfg.SignInURL != "" {
+		where = "sign in at " + s.cfg.SignInURL + " as " + s.cfg.AdminUsername + " with it; "
+		attrs = append(attrs, "sign_in", s.cfg.SignInURL)
+	}
+	s.cfg.Logger.Warn("generated the administrator password; "+where+"it is shown only this once, store it now or set admin.password_hash", attrs...)
 	return nil
 }
 

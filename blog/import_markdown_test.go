@@ -257,8 +257,8 @@ func TestImportOfAJekyllSite(t *testing.T) {
 		}})
 	wantPosts := map[string]postSummary{
 		"first-entry": {Slug: "first-entry", Title: "First entry in the log", Status: "published", Published: "2015-11-17T15:16:01Z",
-			Summary: "The first boats came in at dawn. Read the next entry. def tide(hour) \"high\" if hour < 6 end Today's tides: " +
-				"{% include tide-table.html %} Templates write {{ page.title }} to show a title. Map",
+			Summary: "The first boats came in at dawn. Read the next entry. Today's tides: " +
+				"{% include tide-table.html %} Templates write {{ page.title }} to show a title.",
 			Category: "harbour", Tags: []string{"update"}, ShowComments: true},
 		"second-entry": {Slug: "second-entry", Title: "Second entry", Status: "published", Published: "2016-02-01T00:00:00Z",
 			Summary: "A quiet night.", Category: "harbour", Tags: []string{"boats", "night-shift"}},

@@ -38,11 +38,13 @@ type TOCEntry struct {
 type rendered struct {
 	HTML string
 	TOC  []TOCEntry
-	// Plain is the text without markup, whitespace collapsed, that the
-	// automatic summary is cut from: headings are left out (they are
-	// labels, not sentences, and would run into the next paragraph),
-	// unless there is nothing else, then it is the headings joined by " · "
-	// (docs/blog-api.md).
+	// Plain is the prose without markup, whitespace collapsed, that the
+	// automatic summary is cut from (docs/blog-api.md#summaries): code
+	// blocks, tables, raw HTML, images and footnotes are left out, as
+	// they read as noise once flattened into one line ("func main() {
+	// ... } Metric Before After"); headings too (they are labels, not
+	// sentences, and would run into the next paragraph), unless there is
+	// nothing else, then it is the headings joined by " · ".
 	Plain string
 }
 
@@ -82,7 +84,17 @@ func (b *Blog) render(ctx context.Context, src string) (rendered, error) {
 	out.HTML = buf.String()
 	out.TOC = []TOCEntry{}
 	var plain, heads strings.Builder
+	// Footnotes may hold headings, which the table of contents lists as
+	// the HTML shows them: the walk goes on inside them, writing no text.
+	footnotes := 0
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n.(*extast.FootnoteList); ok {
+			if entering {
+				footnotes++
+			} else {
+				footnotes--
+			}
+		}
 		if !entering {
 			if n.Type() == ast.TypeBlock {
 				plain.WriteByte(' ')
@@ -102,6 +114,14 @@ func (b *Blog) render(ctx context.Context, src string) (rendered, error) {
 				heads.WriteString(t)
 			}
 			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock, *ast.FencedCodeBlock, *ast.RawHTML, *ast.HTMLBlock, *ast.Image,
+			*extast.Table, *extast.FootnoteLink:
+			return ast.WalkSkipChildren, nil
+		}
+		if footnotes > 0 {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
 		case *ast.CodeSpan:
 			// Backslashes in code are literal.
 			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -121,14 +141,6 @@ func (b *Blog) render(ctx context.Context, src string) (rendered, error) {
 			plain.Write(n.Value)
 		case *ast.AutoLink:
 			plain.Write(n.Label(source))
-		case *ast.CodeBlock, *ast.FencedCodeBlock:
-			lines := n.Lines()
-			for i := range lines.Len() {
-				seg := lines.At(i)
-				plain.Write(seg.Value(source))
-			}
-		case *ast.RawHTML, *ast.HTMLBlock:
-			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
 	})

@@ -52,6 +52,34 @@ func TestSummaryTextLeavesHeadingsOut(t *testing.T) {
 	}
 }
 
+func TestSummaryTextIsProseOnly(t *testing.T) {
+	b := &Blog{md: newMarkdown()}
+	for _, tc := range []struct{ name, md, want string }{
+		{"the issue's post: prose, Go code and a metric table",
+			"Folio is a blog engine and an image host.\n\n```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
+				"| Metric | Before | After |\n|---|---:|---:|\n| p50 latency | 11 ms | 4 ms |\n\nIt got faster.\n",
+			"Folio is a blog engine and an image host. It got faster."},
+		{"indented code", "Run this:\n\n    go test ./...\n\nDone.", "Run this: Done."},
+		{"inline code stays", "Call `excerpt()` once.", "Call excerpt() once."},
+		{"raw HTML block and inline HTML", "<div>\n<b>hidden</b>\n</div>\n\nShown <i>x</i> text.", "Shown x text."},
+		{"images and their alt text", "![A lake at dawn](/i/lake.png)\n\nThe lake ![icon](/i/i.png) was calm.", "The lake was calm."},
+		{"footnotes", "A claim.[^1]\n\n[^1]: The source, at length.", "A claim."},
+		{"lists, quotes and links stay", "- one\n- [x] two\n\n> quoted *words*\n\nSee [the docs](/d).", "one two quoted words See the docs."},
+		{"headings only when nothing else", "## Setup\n\n```sh\nmake\n```\n", "Setup"},
+		{"only code: nothing", "```go\npackage main\n```\n\n| a |\n|---|\n| b |\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := b.render(t.Context(), tc.md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Plain != tc.want {
+				t.Errorf("plain = %q, want %q", out.Plain, tc.want)
+			}
+		})
+	}
+}
+
 func TestRenderedHTMLServesKeyboardAndScreenReaders(t *testing.T) {
 	b := &Blog{md: newMarkdown()}
 	out, err := b.render(t.Context(), "- [x] Buy \"milk\" <b>now</b>\n- [ ] Call *Ann*\n\nBetween.\n\n- plain item\n\n"+

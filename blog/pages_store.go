@@ -107,6 +107,11 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 	case in.Status == StatusPublished:
 		published = &now
 	}
+	// As a post's (docs/blog-api.md#slugs): a page once published keeps
+	// its address unless a slug is given.
+	if in.Slug == "" && cur != nil && (cur.PublishedAt != nil || cur.Status != StatusDraft) {
+		in.Slug = cur.Slug
+	}
 	id := sqlstore.NewID()
 	if cur != nil {
 		id = cur.ID
@@ -115,8 +120,10 @@ func (b *Blog) savePage(ctx context.Context, cur *Page, in pageInput) (string, e
 	if cur != nil {
 		sp.replaced = replaced[pageSnapshot]{prev: snapshotOfPage(cur), keep: b.settings.Get(ctx).Post.RevisionsKept}
 	}
-	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		return storePage(ctx, tx, sp)
+	err = retryDerivedSlug(in.Slug, func() error {
+		return b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			return storePage(ctx, tx, sp)
+		})
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save page: %w", err)

@@ -56,6 +56,12 @@ type Post struct {
 	TOC []TOCEntry `json:"toc,omitzero"`
 }
 
+// wasPublished tells whether readers may have seen the post at now: it is
+// published or archived, or its date of publication has passed.
+func (p *PostItem) wasPublished(now time.Time) bool {
+	return p.Status != StatusDraft || (p.PublishedAt != nil && !p.PublishedAt.After(now))
+}
+
 // postFilter selects posts for a list.
 type postFilter struct {
 	Public     bool // only publicly visible posts, in public order

@@ -332,6 +332,12 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 		in.Summary = excerpt(html.Plain, b.settings.Get(ctx).Post.SummaryLength)
 	}
 
+	// A post readers may have linked to keeps its address when the writer
+	// leaves the slug empty; only a slug given on purpose moves it
+	// (docs/blog-api.md#slugs). A draft never published follows its title.
+	if in.Slug == "" && cur != nil && cur.wasPublished(now) {
+		in.Slug = cur.Slug
+	}
 	if in.Status == StatusPublished && in.PublishedAt == nil {
 		if cur != nil && cur.PublishedAt != nil {
 			in.PublishedAt = cur.PublishedAt
@@ -347,8 +353,10 @@ func (b *Blog) savePost(ctx context.Context, cur *Post, in postInput) (string, e
 	if cur != nil {
 		sp.replaced = replaced[postSnapshot]{prev: snapshotOfPost(cur), keep: b.settings.Get(ctx).Post.RevisionsKept}
 	}
-	err = b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		return storePost(ctx, tx, sp)
+	err = retryDerivedSlug(in.Slug, func() error {
+		return b.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			return storePost(ctx, tx, sp)
+		})
 	})
 	if err != nil {
 		return "", fmt.Errorf("blog: save post: %w", err)

@@ -184,6 +184,10 @@ func (s *Site) list(r *http.Request, kind string, v *templates.View, f postFilte
 	if n > pages {
 		return nil, httpx.NotFound()
 	}
+	if kind == templates.KindHome && total == 0 {
+		v.Welcome = s.welcome()
+		v.Meta.NoIndex = true // nothing to find yet
+	}
 	covers := make([]*templates.PostSummary, len(items))
 	v.Posts = make([]templates.PostSummary, len(items))
 	for i, it := range items {
@@ -227,6 +231,18 @@ func (s *Site) renderHTML(kind string, v *templates.View) (*answer, error) {
 		return nil, err
 	}
 	return &answer{ctype: "text/html; charset=utf-8", body: body}, nil
+}
+
+// welcome is the first-run note of a site with no visible post: it is
+// shown to everyone, as the page is cached for all alike, and goes with
+// the first published post, which moves the site's state on and so
+// renders the home page again (site_cache.go).
+func (s *Site) welcome() *templates.Welcome {
+	w := &templates.Welcome{}
+	if s.b.console != nil {
+		w.SignInURL = "/console/login?next=" + url.QueryEscape("/console/blog/posts/new")
+	}
+	return w
 }
 
 func (s *Site) home(w http.ResponseWriter, r *http.Request) (*answer, error) {

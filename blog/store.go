@@ -2,6 +2,7 @@ package blog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,22 +43,91 @@ func (w *where) sql() string {
 }
 
 // freeSlug picks the slug of a row of table: the given one, which must not
-// be taken by another live row (errDuplicateSlug), or one derived from title.
+// be taken by another live row (errDuplicateSlug), or, when it is empty,
+// the first free one of title's: "title", "title-2", "title-3"...
+// (docs/blog-api.md#slugs).
 func freeSlug(ctx context.Context, q sqlstore.Querier, table, id, slug, title string) (string, error) {
-	candidates := []string{slug}
-	if slug == "" {
-		candidates = slugCandidates(title)
-	}
-	for _, c := range candidates {
+	taken := func(c string) (bool, error) {
 		var n int
-		if err := q.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE slug = $1 AND deleted_at IS NULL AND id <> $2", c, id).Scan(&n); err != nil {
+		err := q.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE slug = $1 AND deleted_at IS NULL AND id <> $2", c, id).Scan(&n)
+		return n > 0, err
+	}
+	if slug != "" {
+		switch t, err := taken(slug); {
+		case err != nil:
+			return "", err
+		case t:
+			return "", errDuplicateSlug
+		}
+		return slug, nil
+	}
+	base := slugify(title)
+	if base == "" {
+		for range 3 {
+			c := randomSlug()
+			t, err := taken(c)
+			if err != nil {
+				return "", err
+			}
+			if !t {
+				return c, nil
+			}
+		}
+		return "", errDuplicateSlug
+	}
+	// One read of every live slug that a numbered variant of base could
+	// be, rather than one per number: a title used a hundred times costs
+	// no more than one used twice. Slugs hold no "%" or "_".
+	stem := numberedSlug(base, maxSlugNumber)
+	stem = stem[:strings.LastIndexByte(stem, '-')]
+	rows, err := q.Query(ctx, "SELECT slug FROM "+table+" WHERE slug LIKE $1 AND deleted_at IS NULL AND id <> $2", stem+"%", id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	used := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return "", err
 		}
-		if n == 0 {
+		used[s] = true
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for n := 1; n <= maxSlugNumber; n++ {
+		if c := numberedSlug(base, n); !used[c] {
 			return c, nil
 		}
 	}
 	return "", errDuplicateSlug
+}
+
+// retryDerivedSlug runs save, a transaction that derives its slug when
+// slug is empty, again when another save took the derived slug between
+// the read that found it free and the write (PostgreSQL lets both read;
+// the unique index refuses the second write). An explicit slug that is
+// taken stays a conflict.
+func retryDerivedSlug(slug string, save func() error) error {
+	err := save()
+	for try := 0; slug == "" && errors.Is(err, errDuplicateSlug) && try < 10; try++ {
+		err = save()
+	}
+	return err
+}
+
+// maxSlugNumber bounds the numbered variants of a derived slug.
+const maxSlugNumber = 99999
+
+// numberedSlug is the n-th variant of a derived slug: base itself for 1,
+// else base, shortened to fit, with "-n".
+func numberedSlug(base string, n int) string {
+	if n <= 1 {
+		return base
+	}
+	suffix := "-" + strconv.Itoa(n)
+	return strings.TrimRight(base[:min(len(base), maxSlug-len(suffix))], "-") + suffix
 }
 
 // softDelete marks a live row of table deleted; ErrNotFound when none.

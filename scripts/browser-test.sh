@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-browser test: builds Folio, starts it on a free loopback port with a
-# throwaway SQLite database, seeds a category, tags, posts and a page through
+# throwaway SQLite database, checks the empty site's first-run welcome with
+# scripts/browser/site.mjs (SITE_WELCOME=1), seeds a category, tags, posts and a page through
 # the admin API, then loads the home page, a post and a page of the classic
 # site in headless Chromium. It fails when an expected element is missing
 # from the rendered DOM or when the browser logs a console message (a script
@@ -61,6 +62,10 @@ start_folio "$work" \
   FOLIO_RENDER_RENDER_MODE=classic \
   FOLIO_SITE_SITE_NAME="Browser Test Blog" \
   FOLIO_SITE_DESCRIPTION="A blog seeded by the browser test"
+
+echo "== the empty site's welcome (playwright-core + axe-core)"
+SITE_WELCOME=1 BASE="$base" SHOTS="$shots/site" timeout 120 node scripts/browser/site.mjs ||
+  { echo "--- server log (last 40 lines)" >&2; tail -n 40 "$work/server.log" >&2; fail "the welcome test failed (above)"; }
 
 # first_id JSON: the first "id" in a response.
 first_id() { grep -o '"id":"[^"]*"' <<<"$1" | head -n1 | cut -d'"' -f4; }

@@ -24,6 +24,10 @@ type View struct {
 	Heading string // "Category: Go", "Search: foo"
 	Term    Term   // the category or tag of the list
 	Query   string // the search text
+	// Welcome, on the home page of a site with no visible post yet, says
+	// what to do next (docs/operating.md#first-start); nil once a post is
+	// published, so that readers of a live site never see it.
+	Welcome *Welcome
 
 	// A post.
 	Post     *Post
@@ -39,6 +43,13 @@ type View struct {
 	// (docs/console.md#preview-links): the layout shows a banner saying so.
 	// A theme's older layout.html without it still renders, bannerless.
 	Preview *Preview
+}
+
+// Welcome is the first-run note of an empty site.
+type Welcome struct {
+	// SignInURL leads to the console's sign-in page, then to a new post;
+	// empty when the console is off (the blog API is then the way in).
+	SignInURL string
 }
 
 // Preview is what the banner of a preview page says.

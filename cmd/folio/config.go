@@ -58,6 +58,10 @@ type Config struct {
 	Profile           auth.Profile
 
 	Settings Settings
+
+	// listenAddr is the address bound, once runServe has bound it: the
+	// start-up lines' URLs use its port when server.addr asks for any.
+	listenAddr string
 }
 
 // option is one configuration key: its built-in default and how to apply a

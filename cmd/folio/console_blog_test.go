@@ -69,3 +69,23 @@ func TestBlogConsoleImportPageDownloadsTheExportWithTheConsoleSession(t *testing
 	}
 	c.Do("GET", "/api/v1/admin/export", nil).Expect(401)
 }
+
+// TestEmptySiteWelcomeLeadsToTheNewPostEditor follows the first-run
+// welcome's link (docs/operating.md#first-start) through the console's
+// sign-in, which neither the blog nor auth can test alone.
+func TestEmptySiteWelcomeLeadsToTheNewPostEditor(t *testing.T) {
+	_, c := newTestApp(t)
+	const link = "/console/login?next=%2Fconsole%2Fblog%2Fposts%2Fnew"
+	home := string(c.Do("GET", "/", nil).Expect(200).Body)
+	if !strings.Contains(home, `href="`+link+`"`) {
+		t.Fatalf("empty home page lacks the sign-in link: %s", home)
+	}
+	b := c.Clone()
+	tok := b.Do("GET", link, nil).Expect(200).FormToken()
+	res := b.PostForm("/console/login", "form_token", tok, "username", authtest.AdminUsername, "password", authtest.AdminPassword,
+		"next", "/console/blog/posts/new").Expect(303)
+	if loc := res.Location(); loc != "/console/blog/posts/new" {
+		t.Fatalf("signing in from the welcome leads to %q", loc)
+	}
+	b.Do("GET", "/console/blog/posts/new", nil).Expect(200)
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -76,6 +77,7 @@ func runServe(configFlag string, stderr io.Writer) int {
 		logger.Error("start-up failed", "err", fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 		return 1
 	}
+	cfg.listenAddr = ln.Addr().String()
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -105,7 +107,12 @@ func runServe(configFlag string, stderr io.Writer) int {
 		}
 	}()
 	err = serve(ctx, ln, a.handler, logger, func(addr string) {
-		logger.Info("ready", "addr", addr, "startup", time.Since(start).Round(time.Millisecond), "database", cfg.DBDriver)
+		site, console := startURLs(cfg.BaseURL, addr, cfg.ConsoleEnabled)
+		attrs := []any{"addr", addr, "url", site}
+		if console != "" {
+			attrs = append(attrs, "console", console)
+		}
+		logger.Info("ready", append(attrs, "startup", time.Since(start).Round(time.Millisecond), "database", cfg.DBDriver)...)
 	})
 	stopMetrics()
 	<-metricsDone
@@ -121,3 +128,29 @@ func runServe(configFlag string, stderr io.Writer) int {
 }
 
 func listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
+// startURLs are the site's and the console's addresses as the start-up
+// lines give them, for a person to open (docs/operating.md#first-start):
+// server.base_url when set, else the bound address, a loopback one in
+// place of "any address", which a browser cannot open. console is empty
+// when the console is off.
+func startURLs(baseURL, addr string, consoleOn bool) (site, console string) {
+	site = strings.TrimRight(baseURL, "/") + "/"
+	if baseURL == "" {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			host, port = addr, ""
+		}
+		if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+		}
+		if port != "" {
+			host = net.JoinHostPort(host, port)
+		}
+		site = "http://" + host + "/"
+	}
+	if consoleOn {
+		console = site + "console/"
+	}
+	return site, console
+}

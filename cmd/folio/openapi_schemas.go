@@ -318,7 +318,7 @@ func componentSchemas() schema {
 		"toc": schema{"type": "array", "items": ref("TOCEntry"), "description": "Left out while `post.enable_toc` is off."},
 	})
 	postInput := map[string]schema{
-		"title": stringOf("Required, at most 300 characters."), "slug": stringOf("Empty: derived from the title."),
+		"title": stringOf("Required, at most 300 characters."), "slug": stringOf("Empty: derived from the title, the next free `-2`, `-3`... when taken; on update, a post once published keeps its slug (docs/blog-api.md#slugs). An explicit slug that is taken: 409."),
 		"summary": stringOf("At most 5000 characters; empty: derived."), "content_markdown": stringOf(""),
 		"status":        enum("Default `draft`.", "draft", "published", "archived"),
 		"cover_image":   stringOf("An http(s) URL or a site path."),
@@ -334,7 +334,7 @@ func componentSchemas() schema {
 		"created_at": dateTime(""), "updated_at": dateTime(""),
 	}
 	pageInput := map[string]schema{
-		"title": stringOf("Required, at most 300 characters."), "slug": stringOf(""), "content_markdown": stringOf(""),
+		"title": stringOf("Required, at most 300 characters."), "slug": stringOf("As a post's: empty is derived from the title, and a page once published keeps its slug."), "content_markdown": stringOf(""),
 		"status": enum("", "draft", "published", "archived"), "sort_order": integer(""), "show_in_nav": boolean(""),
 		"template": stringOf("Default `default`."), "config": stringOf("A JSON object in a string."),
 	}

@@ -92,6 +92,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		SessionTTL:        cfg.SessionTTL,
 		Profile:           cfg.Profile,
 		Logger:            logger,
+		SignInURL:         signInURL(cfg),
 	})
 	if err != nil {
 		return fail(err)
@@ -211,6 +212,16 @@ func (a *app) health(w http.ResponseWriter, r *http.Request) {
 
 // serve runs the HTTP server on ln until ctx ends, then drains in-flight
 // requests for up to 30 seconds.
+// signInURL is the console's sign-in page, where a generated password is
+// used; empty when the console is off or the address is not bound yet.
+func signInURL(cfg *Config) string {
+	if !cfg.ConsoleEnabled || cfg.BaseURL == "" && cfg.listenAddr == "" {
+		return ""
+	}
+	_, console := startURLs(cfg.BaseURL, cfg.listenAddr, true)
+	return console + "login"
+}
+
 func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, ready func(addr string)) error {
 	srv := &http.Server{
 		Handler:           h,

@@ -179,6 +179,29 @@ func TestHashPasswordAndVersion(t *testing.T) {
 	}
 }
 
+func TestStartURLsArePagesABrowserCanOpen(t *testing.T) {
+	for _, tt := range []struct {
+		name, base, addr string
+		consoleOn        bool
+		site, console    string
+	}{
+		{"loopback", "", "127.0.0.1:8080", true, "http://127.0.0.1:8080/", "http://127.0.0.1:8080/console/"},
+		{"any IPv4 address", "", "0.0.0.0:8080", true, "http://127.0.0.1:8080/", "http://127.0.0.1:8080/console/"},
+		{"any address (:8080)", "", "[::]:8080", true, "http://127.0.0.1:8080/", "http://127.0.0.1:8080/console/"},
+		{"one IPv6 address", "", "[::1]:9000", true, "http://[::1]:9000/", "http://[::1]:9000/console/"},
+		{"base_url wins", "https://blog.example", "0.0.0.0:8080", true, "https://blog.example/", "https://blog.example/console/"},
+		{"base_url with a slash", "https://blog.example/", "[::]:8080", true, "https://blog.example/", "https://blog.example/console/"},
+		{"console off", "", "127.0.0.1:8080", false, "http://127.0.0.1:8080/", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site, console := startURLs(tt.base, tt.addr, tt.consoleOn)
+			if site != tt.site || console != tt.console {
+				t.Errorf("startURLs = %q, %q, want %q, %q", site, console, tt.site, tt.console)
+			}
+		})
+	}
+}
+
 // TestBinaryStartsPrintsPasswordOnceAndStopsCleanly builds the real binary
 // and runs it twice in an empty folder, as a fresh machine would.
 func TestBinaryStartsPrintsPasswordOnceAndStopsCleanly(t *testing.T) {
@@ -201,6 +224,20 @@ func TestBinaryStartsPrintsPasswordOnceAndStopsCleanly(t *testing.T) {
 	if !strings.Contains(first.log, "generated the administrator password") {
 		t.Errorf("first start did not print the generated password:\n%s", first.log)
 	}
+	// The first start says where to go: the ready line gives the site's
+	// and the console's URLs, the password line the sign-in page.
+	site := "http://" + first.addr + "/"
+	if want := "msg=ready addr=" + first.addr + " url=" + site + " console=" + site + "console/ "; !strings.Contains(first.log, want) {
+		t.Errorf("ready line lacks %q:\n%s", want, first.log)
+	}
+	if want := "sign in at " + site + "console/login as admin with it;"; !strings.Contains(first.log, want) {
+		t.Errorf("password line lacks %q:\n%s", want, first.log)
+	}
+	if res, err := http.Get(site + "console/login"); err != nil || res.StatusCode != 200 {
+		t.Errorf("the sign-in URL the log gives: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 	first.stop(t)
 	if db.Driver == "sqlite" {
 		for _, p := range []string{"data/folio.db", "data/files"} {
@@ -218,6 +255,7 @@ func TestBinaryStartsPrintsPasswordOnceAndStopsCleanly(t *testing.T) {
 
 type running struct {
 	cmd  *exec.Cmd
+	addr string // host:port from the ready line
 	log  string
 	done chan error
 }
@@ -252,7 +290,7 @@ func startBinary(t *testing.T, bin, dir string, env []string) *running {
 	go func() { r.done <- cmd.Wait() }()
 	select {
 	case addr := <-addrc:
-		r.log = <-logc
+		r.addr, r.log = addr, <-logc
 		res, err := http.Get("http://" + addr + "/api/v1/health")
 		if err != nil {
 			t.Fatal(err)

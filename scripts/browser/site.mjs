@@ -16,6 +16,9 @@
 //   POST_TITLE  its title
 //   IMAGE_PATH  the short link of the uploaded image it shows, /i/{key}
 //   IMAGE_SIZE  that image's width×height, e.g. 48x32
+// Before it seeds anything, it runs this with SITE_WELCOME=1 (and BASE and
+// SHOTS only): then the one page checked is the empty site's home page
+// and its first-run welcome (docs/operating.md#first-start).
 import { chromium } from "playwright-core";
 import { readFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -31,10 +34,12 @@ const env = (name) => {
 };
 const BASE = env("BASE").replace(/\/+$/, "");
 const SHOTS = env("SHOTS");
-const POST_PATH = env("POST_PATH");
-const POST_TITLE = env("POST_TITLE");
-const IMAGE_PATH = env("IMAGE_PATH");
-const [IMAGE_W, IMAGE_H] = env("IMAGE_SIZE").split("x");
+const WELCOME = process.env.SITE_WELCOME === "1";
+const seeded = (name) => (WELCOME ? "" : env(name));
+const POST_PATH = seeded("POST_PATH");
+const POST_TITLE = seeded("POST_TITLE");
+const IMAGE_PATH = seeded("IMAGE_PATH");
+const [IMAGE_W, IMAGE_H] = seeded("IMAGE_SIZE").split("x");
 mkdirSync(SHOTS, { recursive: true });
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const require = createRequire(import.meta.url);
@@ -153,6 +158,25 @@ async function postChecks(page) {
   check(await page.locator(".content .footnotes").count() === 1, "the post lacks its footnote");
 }
 
+// welcomeChecks: an empty site's home page greets its administrator with
+// a way to the console instead of an empty list, fits a phone, and its
+// link leads to the console's sign-in page.
+async function welcomeChecks(page) {
+  check(await page.locator("section.welcome").count() === 1, "the empty home page shows no welcome (section.welcome)");
+  check(await page.locator(".empty").count() === 0, "the empty home page shows the empty list beside the welcome");
+  const link = page.getByRole("link", { name: "Sign in to write the first post" });
+  check(await link.count() === 1, "the welcome has no link named \"Sign in to write the first post\"");
+  await page.setViewportSize({ width: 360, height: 800 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  check(wide <= 360, `the welcome is ${wide} px wide at 360`);
+  await link.focus();
+  await page.keyboard.press("Enter");
+  await page.waitForURL((u) => u.pathname === "/console/login" && u.searchParams.get("next") === "/console/blog/posts/new");
+  await settle(page);
+  check(await page.locator('input[name="next"][value="/console/blog/posts/new"]').count() === 1, "the sign-in form does not carry next=/console/blog/posts/new");
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -171,7 +195,7 @@ async function main() {
     page = await context.newPage();
     watch(page);
     const search = `/search?q=${encodeURIComponent(POST_TITLE.split(" ")[0])}`;
-    const pages = [
+    const pages = WELCOME ? [["welcome", "/", 200, () => welcomeChecks(page)]] : [
       ["home", "/", 200, () => coverLinks(page, "home")],
       ["post", POST_PATH, 200, () => postChecks(page)],
       ["page", "/pages/about", 200, null],
