@@ -193,6 +193,15 @@ async function axe(page, name) {
 
 const shotNames = new Set();
 
+// shoot saves a full-page screenshot taken from the top of the page: the
+// navigation column is sticky, and a page photographed scrolled down would
+// show it halfway down the picture. The scroll position is put back.
+async function shoot(page, file) {
+  const y = await page.evaluate(() => { const y = window.scrollY; window.scrollTo(0, 0); return y; });
+  await page.screenshot({ path: file, fullPage: true });
+  await page.evaluate((y) => window.scrollTo(0, y), y);
+}
+
 // look checks a page a person sees: quiet, accessible, no wider than a
 // phone's screen at the phone's width, and photographed at desktop and
 // phone widths (once per name).
@@ -205,14 +214,14 @@ async function look(page, name) {
   check(h1 === 1, `${name} has ${h1} <h1> elements; a page has exactly one`);
   const first = !shotNames.has(name);
   shotNames.add(name);
-  if (first) await page.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+  if (first) await shoot(page, join(SHOTS, `${name}-1280.png`));
   const size = page.viewportSize();
   await page.setViewportSize({ width: PHONE, height: 780 });
   try {
     if (first) {
-      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}.png`), fullPage: true });
+      await shoot(page, join(SHOTS, `${name}-${PHONE}.png`));
       await page.emulateMedia({ colorScheme: "dark" });
-      await page.screenshot({ path: join(SHOTS, `${name}-${PHONE}-dark.png`), fullPage: true });
+      await shoot(page, join(SHOTS, `${name}-${PHONE}-dark.png`));
       await page.emulateMedia({ colorScheme: "light" });
     }
     await fitsPhone(page, name);
@@ -1517,6 +1526,10 @@ async function stepUploaderGallery(u) {
   check((await flash(page)) === "Deleted 2 files.", "no flash after deleting two files");
   const left = await cards(page);
   for (const c of picked.slice(0, 2)) check(!left.some((x) => x.id === c.id), `the deleted ${c.text} is still listed`);
+}
+
+// ---------------------------------------------------------------------------
+
 // stepSmall: the small things (docs/console.md#small-behaviours), with an
 // account of its own, made by the administrator in the console (step g
 // disables the seeded one): a double-clicked "Create token" sends one form
@@ -1616,8 +1629,6 @@ async function stepSmall(browser) {
     await o.context.close();
   }
 }
-
-// ---------------------------------------------------------------------------
 
 // stepHome: the administrator's home and the phone
 // (docs/console.md#the-dashboard, #navigation). The administrator signs in
