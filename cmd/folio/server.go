@@ -210,8 +210,6 @@ func (a *app) health(w http.ResponseWriter, r *http.Request) {
 	httpx.Reply(w, http.StatusOK, map[string]string{"status": "ok", "render_mode": mode}, "ok")
 }
 
-// serve runs the HTTP server on ln until ctx ends, then drains in-flight
-// requests for up to 30 seconds.
 // signInURL is the console's sign-in page, where a generated password is
 // used; empty when the console is off or the address is not bound yet.
 func signInURL(cfg *Config) string {
@@ -222,6 +220,8 @@ func signInURL(cfg *Config) string {
 	return console + "login"
 }
 
+// serve runs the HTTP server on ln until ctx ends, then drains in-flight
+// requests for up to 30 seconds.
 func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, ready func(addr string)) error {
 	srv := &http.Server{
 		Handler:           h,

@@ -417,6 +417,9 @@ async function signIn(page, username, password) {
   await (await need(page, "#login", "the username field #login")).fill(username);
   await (await need(page, "#password", "the password field #password")).fill(password);
   await submit(page, 'form[action="/console/login"]');
+  // The administrator lands on the dashboard, whose thumbnails a step
+  // going straight on would cut off (a failed request).
+  await settle(page);
 }
 
 async function stepSignIn(u) {
