@@ -64,7 +64,7 @@ func TestConsoleDashboardShowsTotalsAndCharts(t *testing.T) {
 func TestConsoleDashboardOfAnEmptySite(t *testing.T) {
 	e := newTestEnv(t)
 	page := e.consoleAdmin().Do("GET", "/console/admin", nil).Expect(200)
-	if !contains(page, "Nothing yet.", "0 in the last 30 days") {
+	if !contains(page, "Nothing yet.", "0 files in the last 30 days") {
 		t.Errorf("empty dashboard: %.600s", page.Body)
 	}
 }
