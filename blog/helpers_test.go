@@ -211,6 +211,21 @@ func (e *env) createTerm(res, name string) ref {
 }
 
 // exec runs SQL directly, for states the API cannot make.
+// startAgain starts and closes a second blog on the test's database, as a
+// restart would, so that what the blog does as it starts (rendering again
+// what an older renderer stored) has run; images may be nil.
+func (e *env) startAgain(t *testing.T, images blog.ImageSizer) {
+	t.Helper()
+	b, err := blog.New(context.Background(), blog.Deps{DB: e.db, Auth: e.auth, Settings: e.settings,
+		Templates: templates.FS, Images: images, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (e *env) exec(q string, args ...any) {
 	e.t.Helper()
 	if _, err := e.db.Exec(context.Background(), q, args...); err != nil {

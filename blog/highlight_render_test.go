@@ -1,15 +1,10 @@
 package blog_test
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
-
-	"folio/blog"
-	"folio/templates"
 )
 
 // codeAndTable is Markdown with a Go block and a table whose third column
@@ -78,14 +73,7 @@ func TestPostsSavedBeforeHighlightingGetItWhenTheBlogStarts(t *testing.T) {
 	e.exec(`UPDATE posts SET content_html = $1, render_version = 1`, old)
 	e.exec(`UPDATE pages SET content_html = $1, render_version = 1`, old)
 
-	b, err := blog.New(context.Background(), blog.Deps{DB: e.db, Auth: e.auth, Settings: e.settings,
-		Templates: templates.FS, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.startAgain(t, nil)
 	var got post
 	data(t, e.admin.Do("GET", "/api/v1/admin/posts/"+p.ID, nil), 200, &got)
 	var gotPage struct {

@@ -3,7 +3,6 @@ package blog_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
@@ -218,14 +217,7 @@ func TestPostsSavedBeforeSrcsetGetItWhenTheBlogStarts(t *testing.T) {
 	e.exec(`UPDATE posts SET content_html = $1, toc = '[]', render_version = 0`, old)
 	e.exec(`UPDATE pages SET content_html = $1, render_version = 0`, old)
 
-	b, err := blog.New(context.Background(), blog.Deps{DB: e.db, Auth: e.auth, Settings: e.settings,
-		Templates: templates.FS, Images: sizer, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.startAgain(t, sizer)
 	var got post
 	data(t, e.admin.Do("GET", "/api/v1/admin/posts/"+p.ID, nil), 200, &got)
 	const want = `width="700" height="350" srcset="/i/0123456789abcdef?w=160 160w,`

@@ -1,13 +1,8 @@
 package blog_test
 
 import (
-	"context"
-	"log/slog"
 	"strings"
 	"testing"
-
-	"folio/blog"
-	"folio/templates"
 )
 
 // The issue's post: prose around a Go code block and a metric table.
@@ -62,14 +57,7 @@ func TestStoredDerivedSummariesAreMadeAgainWhenTheBlogStarts(t *testing.T) {
 	e.exec(`UPDATE posts SET summary = $1, render_version = 1 WHERE id = $2`, old, auto.ID)
 	e.exec(`UPDATE posts SET render_version = 1 WHERE id = $1`, manual.ID)
 
-	b, err := blog.New(context.Background(), blog.Deps{DB: e.db, Auth: e.auth, Settings: e.settings,
-		Templates: templates.FS, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	e.startAgain(t, nil)
 	for _, tt := range []struct{ id, want string }{{auto.ID, proseOnly}, {manual.ID, "By hand: func main()"}} {
 		var got post
 		data(t, e.admin.Do("GET", "/api/v1/admin/posts/"+tt.id, nil), 200, &got)
