@@ -352,6 +352,16 @@ async function stepConsole(ctx) {
     check(before > 0 && before < file.size, `the server's offset after the reload is ${before}`);
     const sentBefore = proxy.sent;
     const patchesBefore = patches.length;
+    // A stored file's row keeps only its link, so the progress line
+    // (percent, MB, MB/s) is recorded while it is shown.
+    await page.evaluate(() => {
+      window.__stats = [];
+      new MutationObserver(() => {
+        for (const s of document.querySelectorAll("#upload-queue .upload-stats")) {
+          if (s.textContent && window.__stats.at(-1) !== s.textContent) window.__stats.push(s.textContent);
+        }
+      }).observe(document.getElementById("upload-queue"), { subtree: true, childList: true, characterData: true });
+    });
     await page.setInputFiles("#upload-input", file.path);
     const card = page.locator("#upload-queue .upload-item").last();
     await card.locator('input[data-format="url"]').waitFor({ timeout: 60_000 }).catch(async () => {
@@ -364,7 +374,9 @@ async function stepConsole(ctx) {
     const resent = proxy.sent - sentBefore;
     check(resent < file.size - before + 2 * MiB, `${resent} bytes after the reload for the ${file.size - before} missing`);
     const link = await card.locator('input[data-format="url"]').inputValue();
-    const stats = await card.locator(".upload-stats").innerText();
+    const shown = await page.evaluate(() => window.__stats);
+    const stats = shown.at(-1) || "";
+    check(/^\d+% · [\d.]+ MB of [\d.]+ MB/.test(stats), `the card's progress line said ${JSON.stringify(shown.slice(-3))}`);
     const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("folio-tus:")).length);
     check(left === 0, `localStorage still holds ${left} upload URLs after the upload finished`);
     await verify(url, ctx.bearer, file);
