@@ -225,7 +225,16 @@ func (b *Blog) importWith(ctx context.Context, opts ImportOptions, open func(wor
 	}
 	err = b.db.Tx(work, func(tx *sqlstore.Tx) error {
 		imp.tx = tx
-		return src.run(work, imp)
+		if err := src.run(work, imp); err != nil {
+			return err
+		}
+		// The timer's goroutine may not have run yet on a busy machine:
+		// the clock itself decides, before the commit.
+		if clock.expired() {
+			stop(errImportTimeout)
+			return context.Cause(work)
+		}
+		return nil
 	})
 	if err == nil && imp.media != nil {
 		imp.media.untold(res)

@@ -227,6 +227,11 @@ func (c *importClock) resume() {
 	}
 }
 
+// expired reports whether the clock, running, has used up its time.
+func (c *importClock) expired() bool {
+	return c.timer != nil && time.Since(c.since) >= c.left
+}
+
 func (c *importClock) stop() {
 	if c.timer != nil {
 		c.timer.Stop()
