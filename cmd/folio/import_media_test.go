@@ -244,6 +244,9 @@ func TestImportCommandBringsAWordPressSitesImagesHome(t *testing.T) {
 	if n := site.count(t, "SELECT COUNT(*) FROM files"); n != 8 {
 		t.Errorf("%d files after the second import", n)
 	}
+	// The background making of image sizes holds an intent while it
+	// works: it must end, and leave none.
+	waitForImageJobs(t, site.app.db)
 	if n := site.count(t, "SELECT COUNT(*) FROM storage_intents"); n != 0 {
 		t.Errorf("%d storage intents left", n)
 	}
