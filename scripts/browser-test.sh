@@ -49,8 +49,7 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node 
 
 npm_install scripts/browser
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 
 password="browser-test-password"
 hash=$(printf '%s\n' "$password" | "$work/folio" hash-password)

@@ -49,8 +49,7 @@ fail() { echo "cluster-test: FAIL: $*" >&2; exit 1; }
 command -v nginx >/dev/null 2>&1 || fail "nginx is missing (apt-get install nginx; .ci/run installs it)"
 pg_isready -q || fail "PostgreSQL at $PGHOST:$PGPORT does not answer"
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 go build -buildvcs=false -o "$work/folio-bench" ./cmd/folio-bench
 
 createdb "$db" && db_made=1

@@ -42,8 +42,7 @@ fail() { echo "federation-test: FAIL: $*" >&2; exit 1; }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node and npm are required"
 npm_install scripts/federation
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 
 password="federation-test-password"
 hash=$(printf '%s\n' "$password" | "$work/folio" hash-password)

@@ -13,6 +13,19 @@ npm_install() {
   fi
 }
 
+# build_folio DEST: puts a folio binary of this tree at DEST. .ci/run builds
+# it once and names it in CI_FOLIO_BIN (not FOLIO_*: Folio refuses unknown
+# FOLIO_* variables), so that its scripts copy it instead of linking the
+# same binary again each; run by hand, a script builds its own.
+build_folio() {
+  if [ -n "${CI_FOLIO_BIN:-}" ]; then
+    cp "$CI_FOLIO_BIN" "$1" || fail "copying $CI_FOLIO_BIN failed"
+  else
+    echo "== build"
+    go build -buildvcs=false -o "$1" ./cmd/folio || fail "building folio failed"
+  fi
+}
+
 # show_logs FILE...: prints each non-empty log for a failed run: every
 # warning, error and 5xx first (a failure in the middle of a long run
 # scrolls out of the tail; Folio's say why a request or a job failed),

@@ -31,8 +31,7 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node 
 
 npm_install scripts/lighthouse
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 
 echo "== a 12 MP picture"
 # A smooth, photo-like picture: fractal plasma, softened.

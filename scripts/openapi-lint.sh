@@ -28,8 +28,7 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || fail "node 
 
 npm_install scripts/openapi
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 
 echo "== start folio"
 # The console is on by default, so its pages are in the document too.

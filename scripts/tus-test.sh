@@ -49,8 +49,7 @@ pg_isready -q || fail "PostgreSQL at $PGHOST:$PGPORT does not answer"
 
 npm_install scripts/tus
 
-echo "== build"
-go build -buildvcs=false -o "$work/folio" ./cmd/folio
+build_folio "$work/folio"
 
 password="tus-test-password"
 hash=$(printf '%s\n' "$password" | "$work/folio" hash-password)

@@ -62,6 +62,12 @@ type Config struct {
 	// listenAddr is the address bound, once runServe has bound it: the
 	// start-up lines' URLs use its port when server.addr asks for any.
 	listenAddr string
+	// bcryptCost is the cost of the passwords Folio hashes; 0, what every
+	// command leaves it at, is auth's own (12). Only tests set it, to
+	// bcrypt's least, since under the race detector a hash at 12 takes
+	// seconds; TestUserPasswordsAreHashedAtTheProductionCost holds newApp
+	// to 12 when it is unset.
+	bcryptCost int
 }
 
 // option is one configuration key: its built-in default and how to apply a

@@ -93,6 +93,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		Profile:           cfg.Profile,
 		Logger:            logger,
 		SignInURL:         signInURL(cfg),
+		BcryptCost:        cfg.bcryptCost,
 	})
 	if err != nil {
 		return fail(err)

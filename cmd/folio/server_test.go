@@ -18,6 +18,8 @@ import (
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // newTestApp wires the whole of Folio on a fresh database and temp storage.
@@ -40,12 +42,46 @@ func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *h
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The least cost: passwords the tests set are hashed in milliseconds,
+	// not the seconds cost 12 takes under the race detector (the cost
+	// production uses is TestUserPasswordsAreHashedAtTheProductionCost's).
+	cfg.bcryptCost = bcrypt.MinCost
 	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close(context.Background()) })
 	return a, httpxtest.NewServer(t, a.handler)
+}
+
+// TestUserPasswordsAreHashedAtTheProductionCost wires Folio as every
+// command does, without the test apps' least bcrypt cost, and finds a new
+// user's password hashed at cost 12.
+func TestUserPasswordsAreHashedAtTheProductionCost(t *testing.T) {
+	db := sqlstoretest.NewConfig(t)
+	cfg, err := LoadConfig("", nil, []string{
+		"FOLIO_DATABASE_DRIVER=" + db.Driver, "FOLIO_DATABASE_DSN=" + db.DSN, "FOLIO_STORAGE_DIR=" + t.TempDir(),
+		"FOLIO_ADMIN_PASSWORD_HASH=$2a$04$4B11UBzAQxJbnuHzHjN7je.O4CN5hPcRUiDxLed0U1P.3ESY6db5W",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	c := httpxtest.NewServer(t, a.handler)
+	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	c.Do("POST", "/api/v1/admin/users", map[string]any{"username": "nina", "email": "nina@example.com",
+		"password": "nina password", "role": "user", "quota_bytes": 0}).Expect(201)
+	var hash string
+	if err := a.db.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE username = $1", "nina").Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost([]byte(hash)); err != nil || cost != 12 {
+		t.Errorf("a new user's password is hashed at cost %d (%v), want 12", cost, err)
+	}
 }
 
 func TestHealthReportsDatabaseState(t *testing.T) {
