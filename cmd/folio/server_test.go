@@ -30,6 +30,12 @@ func newTestApp(t testing.TB) (*app, *httpxtest.Client) {
 // already hold data, and temp storage; env adds FOLIO_* settings.
 func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *httpxtest.Client) {
 	t.Helper()
+	return newTestAppLogging(t, db, slog.New(slog.NewTextHandler(io.Discard, nil)), env...)
+}
+
+// newTestAppLogging is newTestAppOn logging to logger.
+func newTestAppLogging(t testing.TB, db sqlstoretest.Config, logger *slog.Logger, env ...string) (*app, *httpxtest.Client) {
+	t.Helper()
 	cfg, err := LoadConfig("", nil, append([]string{
 		"FOLIO_DATABASE_DRIVER=" + db.Driver,
 		"FOLIO_DATABASE_DSN=" + db.DSN,
@@ -40,7 +46,7 @@ func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := newApp(context.Background(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
