@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -19,6 +20,7 @@ type clientInfo struct {
 	ip      string
 	baseURL string
 	https   bool
+	logger  *slog.Logger // the request's, set by AccessLog
 }
 
 // Proxies decides what to believe of forwarding headers. X-Forwarded-For,
@@ -81,7 +83,7 @@ func (p Proxies) resolve(r *http.Request) *clientInfo {
 	}
 	info := &clientInfo{ip: host, https: r.TLS != nil}
 	peer, err := netip.ParseAddr(host)
-	if err == nil {
+	if err == nil && !peer.Is4() { // an IPv4 address parses only from its canonical form
 		peer = peer.Unmap()
 		info.ip = peer.String()
 	}

@@ -25,6 +25,9 @@ func Logger(r *http.Request) *slog.Logger {
 	if l, ok := r.Context().Value(loggerKey).(*slog.Logger); ok {
 		return l
 	}
+	if ci, ok := r.Context().Value(clientKey).(*clientInfo); ok && ci.logger != nil {
+		return ci.logger
+	}
 	return slog.Default()
 }
 
@@ -94,34 +97,73 @@ func TrackStatus(w http.ResponseWriter) (http.ResponseWriter, func() int) {
 	return sw, func() int { return sw.status }
 }
 
+// AccessLine is one request's access log line.
+type AccessLine struct {
+	End      time.Time // when the response was written: the line's time
+	Method   string
+	Path     string
+	Status   int
+	Bytes    int64
+	Duration time.Duration
+	IP       string
+}
+
+// Record is the line as a slog record: message "request" at Info, the
+// fields as attributes in the order above.
+func (l *AccessLine) Record() slog.Record {
+	rec := slog.NewRecord(l.End, slog.LevelInfo, "request", 0)
+	rec.AddAttrs(
+		slog.String("method", l.Method),
+		slog.String("path", l.Path),
+		slog.Int("status", l.Status),
+		slog.Int64("bytes", l.Bytes),
+		slog.Duration("duration", l.Duration),
+		slog.String("ip", l.IP),
+	)
+	return rec
+}
+
+// AccessHandler is a slog.Handler that takes an access log line as it is,
+// sparing the request the building of a slog record (cmd/folio's
+// asynchronous log makes it on its own goroutine). HandleAccess must log
+// what Handle would log of the line's Record.
+type AccessHandler interface {
+	slog.Handler
+	HandleAccess(*AccessLine)
+}
+
 // AccessLog logs one line per request and makes logger the request's logger.
 // The record carries no caller: every line would name this function, and
 // finding it costs a stack walk per request.
 func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
+	access, _ := logger.Handler().(AccessHandler)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := &statusWriter{ResponseWriter: w}
-			r = r.WithContext(context.WithValue(r.Context(), loggerKey, logger))
+			// Under Proxies.Middleware the request's client record
+			// carries the logger: one context value and one copy of the
+			// request fewer.
+			if ci, ok := r.Context().Value(clientKey).(*clientInfo); ok && ci.logger == nil {
+				ci.logger = logger
+			} else {
+				r = r.WithContext(context.WithValue(r.Context(), loggerKey, logger))
+			}
 			next.ServeHTTP(sw, r)
 			if !logger.Enabled(r.Context(), slog.LevelInfo) {
 				return
 			}
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK
+			line := AccessLine{Method: r.Method, Path: r.URL.Path, Status: sw.status, Bytes: sw.bytes, IP: ClientIP(r)}
+			if line.Status == 0 {
+				line.Status = http.StatusOK
 			}
-			end := time.Now()
-			rec := slog.NewRecord(end, slog.LevelInfo, "request", 0)
-			rec.AddAttrs(
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", status),
-				slog.Int64("bytes", sw.bytes),
-				slog.Duration("duration", end.Sub(start)),
-				slog.String("ip", ClientIP(r)),
-			)
-			_ = logger.Handler().Handle(r.Context(), rec)
+			line.End = time.Now()
+			line.Duration = line.End.Sub(start)
+			if access != nil {
+				access.HandleAccess(&line)
+				return
+			}
+			_ = logger.Handler().Handle(r.Context(), line.Record())
 		})
 	}
 }

@@ -23,7 +23,8 @@
 // 200 KB image, measures requests a second for the image's short link, its
 // thumbnail, the cached classic home page and a middle page of the public
 // post list (against the first page), and the first three against nginx
-// serving the same bytes when nginx is on PATH. It uses wrk when it is on
+// serving the same bytes when nginx is on PATH, and all four against a
+// plain net/http handler (its own process) serving the same bytes too. It uses wrk when it is on
 // PATH, a built-in generator otherwise, prints a Markdown table of the
 // ratios and Folio's idle memory after the load, and fails when any run
 // saw a non-2xx answer or a socket error:
@@ -75,7 +76,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "serve-plain": servePlain, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)

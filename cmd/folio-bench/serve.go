@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -101,15 +102,21 @@ func serveBench(args []string) error {
 		return err
 	}
 
+	files, bodies := site.copies()
 	var ngx *nginxProcess
 	if nginxBin != "" {
-		ngx, err = startNginx(nginxBin, filepath.Join(work, "nginx"), site)
+		ngx, err = startNginx(nginxBin, filepath.Join(work, "nginx"), files, bodies)
 		if err != nil {
 			return err
 		}
 		defer ngx.stop()
 	}
-	workloads := site.workloads(p.base, ngx)
+	plain, err := startPlain(filepath.Join(work, "plain"), files, bodies)
+	if err != nil {
+		return err
+	}
+	defer plain.stop()
+	workloads := site.workloads(p.base, plain, ngx)
 
 	fmt.Printf("folio-bench serve: %d posts, %s, %d round(s), medians\n", *posts, gen, *rounds)
 	var failures []string
@@ -149,7 +156,7 @@ func serveBench(args []string) error {
 	fmt.Printf("Machine: %d CPUs, %s; %s; CPUs %.0f%% busy (median) just before the runs, with Folio idle.\n",
 		runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin), 100*busies[len(busies)/2])
 	fmt.Println()
-	printServeTable(workloads, ngx != nil)
+	writeServeTable(os.Stdout, workloads, ngx != nil)
 	fmt.Println()
 	fmt.Printf("Folio RSS right after the load: %s; idle after the load (25 s later): %s (aim ≤ 25 MiB); peak (VmHWM): %s.\n",
 		mib(afterLoad), idle, mib(peak))
@@ -284,8 +291,7 @@ func cpuTimes() (busy, total uint64) {
 	return busy, total
 }
 
-// side is one column of a workload: what the ratio compares against, or
-// Folio itself.
+// side is one column of a workload: Folio, or what it is compared with.
 type side struct {
 	label string
 	url   string // empty: not measured
@@ -313,16 +319,19 @@ type serveWorkload struct {
 	name  string // as the table shows it
 	short string // in progress lines
 	aim   string
-	ref   side // nginx, or Folio's first page for the post list
 	folio side
-	// titles, when set, prefix the two cells of a row that compares
-	// Folio with itself.
-	titles [2]string
+	// plain is the plain net/http handler serving the same bytes; for
+	// the post list, Folio's own first page.
+	plain side
+	nginx side
+	list  bool // the post list: Folio compared with itself
 }
 
-func (w *serveWorkload) sides() []*side { return []*side{&w.ref, &w.folio} }
+// sides are the runs of a round, in the order they run.
+func (w *serveWorkload) sides() []*side { return []*side{&w.nginx, &w.plain, &w.folio} }
 
-// servedSite is what seeding made and what nginx serves a copy of.
+// servedSite is what seeding made and what nginx and the plain handler
+// serve a copy of.
 type servedSite struct {
 	posts        int
 	middlePage   int
@@ -330,6 +339,7 @@ type servedSite struct {
 	thumbPath    string // /t/{hash}
 	variantPath  string // /i/{hash}?w=…, made while seeding
 	variant      []byte
+	variantType  string
 	image, thumb []byte
 	imageType    string
 	thumbType    string
@@ -337,7 +347,15 @@ type servedSite struct {
 	homeType     string
 }
 
-func (s *servedSite) workloads(folio string, ngx *nginxProcess) []*serveWorkload {
+// copies are the seeded responses nginx and the plain handler serve, by
+// the path they serve each under (without its slash).
+func (s *servedSite) copies() (map[string]plainFile, map[string][]byte) {
+	return map[string]plainFile{
+			"image": {Type: s.imageType}, "thumb": {Type: s.thumbType}, "variant": {Type: s.variantType}, "home": {Type: s.homeType}},
+		map[string][]byte{"image": s.image, "thumb": s.thumb, "variant": s.variant, "home": s.home}
+}
+
+func (s *servedSite) workloads(folio string, plain *plainProcess, ngx *nginxProcess) []*serveWorkload {
 	nginxURL := func(path string) string {
 		if ngx == nil {
 			return ""
@@ -347,28 +365,33 @@ func (s *servedSite) workloads(folio string, ngx *nginxProcess) []*serveWorkload
 	list := func(page int) string {
 		return folio + "/api/v1/posts?page=" + strconv.Itoa(page) + "&page_size=10"
 	}
+	row := func(name, short, aim, folioPath, copyPath string) *serveWorkload {
+		return &serveWorkload{name: name, short: short, aim: aim,
+			folio: side{label: "folio", url: folio + folioPath},
+			plain: side{label: "plain net/http", url: plain.base + copyPath},
+			nginx: side{label: "nginx", url: nginxURL(copyPath)}}
+	}
 	return []*serveWorkload{
-		{name: fmt.Sprintf("Short link GET, %d KB PNG", len(s.image)/1000), short: "short link", aim: "≥ 0.85x",
-			ref:   side{label: "nginx", url: nginxURL("/image")},
-			folio: side{label: "folio", url: folio + s.imagePath}},
-		{name: fmt.Sprintf("Thumbnail GET (%d KB PNG)", len(s.thumb)/1000), short: "thumbnail", aim: "≥ 0.85x",
-			ref:   side{label: "nginx", url: nginxURL("/thumb")},
-			folio: side{label: "folio", url: folio + s.thumbPath}},
-		{name: fmt.Sprintf("Image size `?w=%d` GET (%d KB), vs the short link", benchVariantWidth, len(s.variant)/1000), short: "image size", aim: "≥ 0.85x of the short link",
-			ref:    side{label: "folio short link", url: folio + s.imagePath},
-			folio:  side{label: "folio size", url: folio + s.variantPath},
-			titles: [2]string{"short link: ", "size: "}},
-		{name: fmt.Sprintf("Classic home `/`, cached (%d KB HTML)", len(s.home)/1000), short: "home", aim: "≥ 0.6x",
-			ref:   side{label: "nginx", url: nginxURL("/home")},
-			folio: side{label: "folio", url: folio + "/"}},
+		row(fmt.Sprintf("Short link GET, %d KB PNG", len(s.image)/1000), "short link", "≥ 0.9x plain, ≥ 0.85x nginx",
+			s.imagePath, "/image"),
+		row(fmt.Sprintf("Thumbnail GET (%d KB PNG)", len(s.thumb)/1000), "thumbnail", "≥ 0.9x plain, ≥ 0.85x nginx",
+			s.thumbPath, "/thumb"),
+		row(fmt.Sprintf("Image size `?w=%d` GET (%d KB)", benchVariantWidth, len(s.variant)/1000), "image size", "≥ 0.9x plain, ≥ 0.85x nginx",
+			s.variantPath, "/variant"),
+		row(fmt.Sprintf("Classic home `/`, cached (%d KB HTML)", len(s.home)/1000), "home", "≥ 0.9x plain, ≥ 0.6x nginx",
+			"/", "/home"),
 		{name: fmt.Sprintf("Public list `GET /api/v1/posts?page=%d&page_size=10` (offset %s), %s posts", s.middlePage,
 			thousands(float64((s.middlePage-1)*10)), thousands(float64(s.posts))), short: "post list", aim: "≥ 0.5x of page 1",
-			ref:   side{label: "folio page 1", url: list(1)},
-			folio: side{label: "folio middle", url: list(s.middlePage)}},
+			plain: side{label: "folio page 1", url: list(1)},
+			folio: side{label: "folio middle", url: list(s.middlePage)},
+			list:  true},
 	}
 }
 
-func printServeTable(workloads []*serveWorkload, withNginx bool) {
+// writeServeTable writes the Markdown table of the medians: for each row
+// Folio's rate, the plain handler's and nginx's, and Folio's as a ratio to
+// each. The post list's row compares a middle page with Folio's first.
+func writeServeTable(out io.Writer, workloads []*serveWorkload, withNginx bool) {
 	cell := func(s *side) string {
 		if len(s.runs) == 0 {
 			return "—"
@@ -376,26 +399,32 @@ func printServeTable(workloads []*serveWorkload, withNginx bool) {
 		rate, p99 := s.median()
 		return fmt.Sprintf("%s req/s, p99 %s", thousands(rate), p99String(p99))
 	}
-	fmt.Println("| Workload | nginx | Folio | Ratio | Aim |")
-	fmt.Println("|---|---|---|---|---|")
+	ratio := func(of, to *side) string {
+		if len(of.runs) == 0 || len(to.runs) == 0 {
+			return "—"
+		}
+		f, _ := of.median()
+		r, _ := to.median()
+		if r == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2fx", f/r)
+	}
+	fmt.Fprintln(out, "| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Aim |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	for _, w := range workloads {
-		ref, ratio := cell(&w.ref), "—"
-		if len(w.ref.runs) > 0 {
-			r, _ := w.ref.median()
-			f, _ := w.folio.median()
-			ratio = fmt.Sprintf("%.2fx", f/r)
+		folio, plain, ngx := cell(&w.folio), cell(&w.plain), cell(&w.nginx)
+		toPlain, toNginx := ratio(&w.folio, &w.plain), ratio(&w.folio, &w.nginx)
+		switch {
+		case w.list:
+			folio, plain = "middle page: "+folio, "Folio page 1: "+plain
+			if toPlain != "—" {
+				toPlain += " of page 1"
+			}
+		case !withNginx:
+			ngx = "— (no nginx)"
 		}
-		folio := cell(&w.folio)
-		if w.titles[0] != "" {
-			ref, folio = w.titles[0]+ref, w.titles[1]+folio
-		} else if w.ref.label != "nginx" {
-			// The list compares Folio with itself.
-			ref = "Folio page 1: " + ref
-			folio = "middle page: " + folio
-		} else if !withNginx {
-			ref = "— (no nginx)"
-		}
-		fmt.Printf("| %s | %s | %s | %s | %s |\n", w.name, ref, folio, ratio, w.aim)
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", w.name, folio, plain, ngx, toPlain, toNginx, w.aim)
 	}
 }
 
@@ -512,7 +541,7 @@ func seedServe(base, dbPath string, posts int) (*servedSite, error) {
 		return nil, err
 	}
 	s.variantPath = s.imagePath + "?w=" + strconv.Itoa(benchVariantWidth)
-	if s.variant, _, err = fetch(base + s.variantPath); err != nil { // made now
+	if s.variant, s.variantType, err = fetch(base + s.variantPath); err != nil { // made now
 		return nil, err
 	}
 
@@ -690,15 +719,17 @@ type nginxProcess struct {
 // startNginx writes a configuration and the files under dir and starts
 // nginx in the foreground on a free loopback port. Each file is served
 // under a fixed path with the Content-Type Folio gave it.
-func startNginx(bin, dir string, s *servedSite) (*nginxProcess, error) {
+func startNginx(bin, dir string, files map[string]plainFile, bodies map[string][]byte) (*nginxProcess, error) {
 	www := filepath.Join(dir, "www")
 	if err := os.MkdirAll(www, 0o750); err != nil {
 		return nil, err
 	}
-	for name, b := range map[string][]byte{"image": s.image, "thumb": s.thumb, "home": s.home} {
-		if err := os.WriteFile(filepath.Join(www, name), b, 0o640); err != nil {
+	var locations strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := os.WriteFile(filepath.Join(www, name), bodies[name], 0o640); err != nil {
 			return nil, err
 		}
+		fmt.Fprintf(&locations, "\t\tlocation = /%s { default_type %q; }\n", name, files[name].Type)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -727,12 +758,9 @@ http {
 	server {
 		listen %s;
 		root %q;
-		location = /image { default_type %q; }
-		location = /thumb { default_type %q; }
-		location = /home { default_type %q; }
-	}
+%s	}
 }
-`, user, filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"), addr, www, s.imageType, s.thumbType, s.homeType)
+`, user, filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"), addr, www, locations.String())
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o640); err != nil {
 		return nil, err
@@ -759,9 +787,9 @@ http {
 		default:
 		}
 		if b, ctype, err := fetch(n.base + "/image"); err == nil {
-			if !bytes.Equal(b, s.image) || ctype != s.imageType {
+			if !bytes.Equal(b, bodies["image"]) || ctype != files["image"].Type {
 				n.stop()
-				return nil, fmt.Errorf("nginx serves %d bytes of %s, want %d of %s", len(b), ctype, len(s.image), s.imageType)
+				return nil, fmt.Errorf("nginx serves %d bytes of %s, want %d of %s", len(b), ctype, len(bodies["image"]), files["image"].Type)
 			}
 			return n, nil
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,5 +64,44 @@ func TestThousands(t *testing.T) {
 		if got := thousands(in); got != want {
 			t.Errorf("thousands(%v) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestServeTableRatios checks the table's arithmetic: the medians of the
+// runs, Folio's rate over the plain handler's and over nginx's, the post
+// list compared with its first page, and a missing nginx said as such.
+func TestServeTableRatios(t *testing.T) {
+	runs := func(rates ...float64) []loadRun {
+		var rs []loadRun
+		for _, r := range rates {
+			rs = append(rs, loadRun{perSecond: r, p99: time.Millisecond})
+		}
+		return rs
+	}
+	image := &serveWorkload{name: "image", aim: "aim",
+		folio: side{runs: runs(900, 100, 1000)},   // median 900
+		plain: side{runs: runs(1000, 5000, 800)},  // median 1000
+		nginx: side{runs: runs(1800, 2000, 1900)}} // median 1900
+	list := &serveWorkload{name: "list", aim: "aim", list: true,
+		folio: side{runs: runs(30, 40)}, // median 35
+		plain: side{runs: runs(70, 70)}}
+	var b strings.Builder
+	writeServeTable(&b, []*serveWorkload{image, list}, true)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{
+		"| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Aim |",
+		"|---|---|---|---|---|---|---|",
+		"| image | 900 req/s, p99 1ms | 1,000 req/s, p99 1ms | 1,900 req/s, p99 1ms | 0.90x | 0.47x | aim |",
+		"| list | middle page: 35 req/s, p99 1ms | Folio page 1: 70 req/s, p99 1ms | — | 0.50x of page 1 | — | aim |",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+
+	b.Reset()
+	image.nginx.runs = nil
+	writeServeTable(&b, []*serveWorkload{image}, false)
+	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; row != "| image | 900 req/s, p99 1ms | 1,000 req/s, p99 1ms | — (no nginx) | 0.90x | — | aim |" {
+		t.Errorf("row without nginx: %s", row)
 	}
 }

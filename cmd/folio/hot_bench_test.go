@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,16 +27,46 @@ func (w *discardWriter) WriteHeader(int)             {}
 // kernel and net/http cost (docs/design.md#caches-across-processes).
 //
 //	go test -run '^$' -bench HotPaths -benchmem ./cmd/folio/
-func BenchmarkHotPaths(b *testing.B) { benchmarkHotPaths(b) }
+func BenchmarkHotPaths(b *testing.B) { benchmarkHotPaths(b, nil) }
+
+// BenchmarkHotPathsAccessLog is BenchmarkHotPaths with the server's own
+// logger, the access log on (its lines written to nothing) and off
+// (log.level warn): the difference is what an access log line costs.
+//
+//	go test -run '^$' -bench HotPathsAccessLog -benchmem ./cmd/folio/
+func BenchmarkHotPathsAccessLog(b *testing.B) {
+	for _, format := range []string{"text", "json"} {
+		for _, level := range []string{"info", "warn"} {
+			name := format + "/on"
+			if level != "info" {
+				name = format + "/off"
+			}
+			b.Run(name, func(b *testing.B) {
+				cfg, err := LoadConfig("", nil, []string{"FOLIO_LOG_FORMAT=" + format, "FOLIO_LOG_LEVEL=" + level})
+				if err != nil {
+					b.Fatal(err)
+				}
+				logs := newAsyncLog(io.Discard)
+				defer logs.close()
+				benchmarkHotPaths(b, newLoggerAsync(cfg, logs))
+			})
+		}
+	}
+}
 
 // BenchmarkHotPathsWithMetrics is BenchmarkHotPaths with metrics.addr on:
 // the difference is what recording a request's metrics costs.
 func BenchmarkHotPathsWithMetrics(b *testing.B) {
-	benchmarkHotPaths(b, "FOLIO_METRICS_ADDR=127.0.0.1:0")
+	benchmarkHotPaths(b, nil, "FOLIO_METRICS_ADDR=127.0.0.1:0")
 }
 
-func benchmarkHotPaths(b *testing.B, env ...string) {
-	a, c := newTestAppOn(b, sqlstoretest.NewConfig(b), env...)
+// benchmarkHotPaths runs the hot paths of an app logging to logger, nil:
+// to nothing through slog's text handler.
+func benchmarkHotPaths(b *testing.B, logger *slog.Logger, env ...string) {
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	a, c := newTestAppLogging(b, sqlstoretest.NewConfig(b), logger, env...)
 	c.Do("POST", "/api/v1/admin/auth/login", map[string]string{
 		"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
 	up := c.Upload("/api/v1/upload", "file", "a.png", testPNG(b)).Expect(200).U()
@@ -55,9 +87,13 @@ func benchmarkHotPaths(b *testing.B, env ...string) {
 			w := &discardWriter{h: http.Header{}}
 			a.handler.ServeHTTP(w, req) // warm the caches
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				clear(w.h)
 				a.handler.ServeHTTP(w, req)
+			}
+			if cpu := processCPU() - cpu; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}

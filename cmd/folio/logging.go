@@ -5,7 +5,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
+	"time"
+
+	"folio/httpx"
 )
 
 // asyncLog takes log output off the request path: a request hands its
@@ -22,10 +26,26 @@ type asyncLog struct {
 	closed bool
 }
 
+// logItem is a record to write, or an access log line, which the
+// goroutine makes a record of: the request hands over a few words and
+// builds nothing.
 type logItem struct {
-	h slog.Handler
-	r slog.Record
+	h      slog.Handler
+	r      slog.Record
+	access httpx.AccessLine
+	isLine bool
+	format lineFormat // how to write access without slog, when it can be
 }
+
+// lineFormat is the format of the server's own handler, whose access log
+// lines the goroutine writes itself; noFormat for any other handler.
+type lineFormat uint8
+
+const (
+	noFormat lineFormat = iota
+	textFormat
+	jsonFormat
+)
 
 // logQueue is how many lines may wait to be written before logging waits.
 const logQueue = 4096
@@ -38,8 +58,17 @@ func newAsyncLog(w io.Writer) *asyncLog {
 
 func (l *asyncLog) run() {
 	defer close(l.done)
+	var line []byte
 	for it := range l.ch {
-		_ = it.h.Handle(context.Background(), it.r)
+		switch {
+		case it.isLine && it.format != noFormat && plainLine(&it.access):
+			line = appendAccessLine(line[:0], &it.access, it.format)
+			_, _ = l.out.Write(line)
+		case it.isLine:
+			_ = it.h.Handle(context.Background(), it.access.Record())
+		default:
+			_ = it.h.Handle(context.Background(), it.r)
+		}
 		// Write out once nothing more is waiting: a burst shares writes,
 		// a lone line goes out at once.
 		if len(l.ch) == 0 {
@@ -66,9 +95,17 @@ func (l *asyncLog) close() {
 // handler wraps inner, which must write to l.out.
 func (l *asyncLog) handler(inner slog.Handler) slog.Handler { return asyncHandler{l: l, inner: inner} }
 
+// serverHandler wraps inner, slog's text or json handler (format) with no
+// options but a level, writing to l.out: access log lines it writes
+// itself, as inner would.
+func (l *asyncLog) serverHandler(inner slog.Handler, format lineFormat) slog.Handler {
+	return asyncHandler{l: l, inner: inner, format: format}
+}
+
 type asyncHandler struct {
-	l     *asyncLog
-	inner slog.Handler
+	l      *asyncLog
+	inner  slog.Handler
+	format lineFormat // noFormat once attributes or a group are added
 }
 
 func (h asyncHandler) Enabled(ctx context.Context, level slog.Level) bool {
@@ -92,10 +129,83 @@ func (h asyncHandler) Handle(ctx context.Context, r slog.Record) error {
 	return err
 }
 
+// HandleAccess hands an access log line over as Handle does its record.
+func (h asyncHandler) HandleAccess(line *httpx.AccessLine) {
+	h.l.mu.RLock()
+	if !h.l.closed {
+		h.l.ch <- logItem{h: h.inner, access: *line, isLine: true, format: h.format}
+		h.l.mu.RUnlock()
+		return
+	}
+	h.l.mu.RUnlock()
+	_ = h.Handle(context.Background(), line.Record())
+}
+
 func (h asyncHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return asyncHandler{l: h.l, inner: h.inner.WithAttrs(attrs)}
 }
 
 func (h asyncHandler) WithGroup(name string) slog.Handler {
 	return asyncHandler{l: h.l, inner: h.inner.WithGroup(name)}
+}
+
+// plainLine reports whether the line's strings need no quoting in slog's
+// text format and no escaping in its JSON: printable ASCII but '"', '\\'
+// and '=', and not empty. Anything else is left to slog.
+func plainLine(l *httpx.AccessLine) bool {
+	for _, s := range [...]string{l.Method, l.Path, l.IP} {
+		if s == "" {
+			return false
+		}
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || c == '=' {
+				return false
+			}
+		}
+	}
+	y := l.End.Year()
+	return y >= 0 && y < 10000
+}
+
+// appendAccessLine appends the line as slog's handler of that format
+// writes the line's Record (httpx.AccessLine.Record), for a plainLine:
+// the same fields, order, time format and duration format.
+func appendAccessLine(b []byte, l *httpx.AccessLine, format lineFormat) []byte {
+	t := l.End.Round(0) // as slog: no monotonic reading
+	if format == jsonFormat {
+		b = append(b, `{"time":"`...)
+		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `","level":"INFO","msg":"request","method":"`...)
+		b = append(b, l.Method...)
+		b = append(b, `","path":"`...)
+		b = append(b, l.Path...)
+		b = append(b, `","status":`...)
+		b = strconv.AppendInt(b, int64(l.Status), 10)
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, l.Bytes, 10)
+		b = append(b, `,"duration":`...)
+		b = strconv.AppendInt(b, int64(l.Duration), 10)
+		b = append(b, `,"ip":"`...)
+		b = append(b, l.IP...)
+		return append(b, "\"}\n"...)
+	}
+	b = append(b, "time="...)
+	// Milliseconds, always three digits: slog's own way.
+	n := len(b)
+	b = t.Truncate(time.Millisecond).Add(time.Millisecond/10).AppendFormat(b, time.RFC3339Nano)
+	const prefixLen = len("2006-01-02T15:04:05.000")
+	b = append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+	b = append(b, " level=INFO msg=request method="...)
+	b = append(b, l.Method...)
+	b = append(b, " path="...)
+	b = append(b, l.Path...)
+	b = append(b, " status="...)
+	b = strconv.AppendInt(b, int64(l.Status), 10)
+	b = append(b, " bytes="...)
+	b = strconv.AppendInt(b, l.Bytes, 10)
+	b = append(b, " duration="...)
+	b = append(b, l.Duration.String()...)
+	b = append(b, " ip="...)
+	b = append(b, l.IP...)
+	return append(b, '\n')
 }

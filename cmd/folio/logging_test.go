@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"folio/httpx"
 )
 
 // lockedBuffer is a writer tests can read while the log writes.
@@ -67,5 +71,55 @@ func TestAsyncLogLosesNoLineAndKeepsEachWritersOrder(t *testing.T) {
 	}
 	if !strings.Contains(got[len(got)-1], "after close") {
 		t.Fatalf("last line %q, want the one logged after close", got[len(got)-1])
+	}
+}
+
+// TestAccessLinesWrittenAsSlogWould hands access log lines to the server's
+// logger, which writes the plain ones itself, and checks every line
+// against what slog's own handler of that format writes of the same
+// record: same fields, order, quoting, time and duration formats.
+func TestAccessLinesWrittenAsSlogWould(t *testing.T) {
+	zone := time.FixedZone("X", 5*3600+30*60)
+	at := time.Date(2026, 3, 4, 5, 6, 7, 891_234_567, time.UTC)
+	lines := []httpx.AccessLine{
+		{End: at, Method: "GET", Path: "/i/abc", Status: 200, Bytes: 200_000, Duration: 1234567 * time.Nanosecond, IP: "127.0.0.1"},
+		{End: at.In(zone).Truncate(time.Second), Method: "HEAD", Path: "/", Status: 304, Duration: 999 * time.Nanosecond, IP: "2001:db8::1"},
+		{End: at.Add(-891_000_000), Method: "PUT", Path: "/api/v1/posts/1", Status: 500, Bytes: -1, Duration: 3 * time.Second, IP: "10.0.0.2"},
+		{End: time.Now(), Method: "GET", Path: "/a b", Status: 404, IP: "127.0.0.1"},           // quoted in text
+		{End: time.Now(), Method: "GET", Path: `/q"uote\`, Status: 404, IP: "127.0.0.1"},       // escaped
+		{End: time.Now(), Method: "GET", Path: "/k=v", Status: 404, IP: "127.0.0.1"},           // quoted in text
+		{End: time.Now(), Method: "GET", Path: "/caf\u00e9\u2028", Status: 200, IP: "::1"},     // not ASCII
+		{End: time.Now(), Method: "GET", Path: "/\x00\xff", Status: 200, IP: "127.0.0.1"},      // control, invalid UTF-8
+		{End: time.Now(), Method: "GET", Path: "/", Status: 200, IP: ""},                       // empty: quoted in text
+		{End: time.Now(), Method: "GET", Path: "/<script>&", Status: 200, IP: "127.0.0.1"},     // HTML characters
+		{End: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Method: "GET", Path: "/", IP: "1"}, // slog's error for the year
+	}
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			cfg, err := LoadConfig("", nil, []string{"FOLIO_LOG_FORMAT=" + format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want bytes.Buffer
+			logs := newAsyncLog(&got)
+			h := newLoggerAsync(cfg, logs).Handler().(httpx.AccessHandler)
+			ref := newLogger(cfg, &want).Handler()
+			for i := range lines {
+				h.HandleAccess(&lines[i])
+				if err := ref.Handle(context.Background(), lines[i].Record()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			logs.close()
+			g, w := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+			if len(g) != len(w) {
+				t.Fatalf("%d lines, want %d:\n%s", len(g), len(w), got.String())
+			}
+			for i := range g {
+				if g[i] != w[i] {
+					t.Errorf("line %d:\n got %s\nwant %s", i, g[i], w[i])
+				}
+			}
+		})
 	}
 }

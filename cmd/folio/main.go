@@ -55,7 +55,11 @@ func newLogger(cfg *Config, w io.Writer) *slog.Logger {
 
 // newLoggerAsync is newLogger writing through logs, off the request path.
 func newLoggerAsync(cfg *Config, logs *asyncLog) *slog.Logger {
-	return slog.New(logs.handler(newLogger(cfg, logs.out).Handler()))
+	format := textFormat
+	if cfg.LogFormat == "json" {
+		format = jsonFormat
+	}
+	return slog.New(logs.serverHandler(newLogger(cfg, logs.out).Handler(), format))
 }
 
 func runServe(configFlag string, stderr io.Writer) int {

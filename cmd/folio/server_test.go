@@ -32,6 +32,12 @@ func newTestApp(t testing.TB) (*app, *httpxtest.Client) {
 // already hold data, and temp storage; env adds FOLIO_* settings.
 func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *httpxtest.Client) {
 	t.Helper()
+	return newTestAppLogging(t, db, slog.New(slog.NewTextHandler(io.Discard, nil)), env...)
+}
+
+// newTestAppLogging is newTestAppOn logging to logger.
+func newTestAppLogging(t testing.TB, db sqlstoretest.Config, logger *slog.Logger, env ...string) (*app, *httpxtest.Client) {
+	t.Helper()
 	cfg, err := LoadConfig("", nil, append([]string{
 		"FOLIO_DATABASE_DRIVER=" + db.Driver,
 		"FOLIO_DATABASE_DSN=" + db.DSN,
@@ -46,7 +52,7 @@ func newTestAppOn(t testing.TB, db sqlstoretest.Config, env ...string) (*app, *h
 	// not the seconds cost 12 takes under the race detector (the cost
 	// production uses is TestUserPasswordsAreHashedAtTheProductionCost's).
 	cfg.bcryptCost = bcrypt.MinCost
-	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := newApp(context.Background(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

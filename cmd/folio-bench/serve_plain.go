@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// plainFile is one of the seeded responses the plain reference serves:
+// its body is the file of that name in the work folder.
+type plainFile struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// plainManifest is the name of the file listing what the plain reference
+// serves, in its folder.
+const plainManifest = "manifest.json"
+
+// servePlain is the hidden `folio-bench serve-plain -dir D`: the reference
+// `folio-bench serve` measures Folio against. It is the least a Go server
+// does to send these bytes: a plain net/http handler, each response held
+// in memory and written in one Write with its Content-Type, Content-Length
+// and ETag, no middleware, no log. It runs as its own process, as Folio
+// does, on a free loopback port it prints as its first line of output.
+func servePlain(args []string) error {
+	fs := flag.NewFlagSet("serve-plain", flag.ExitOnError)
+	dir := fs.String("dir", "", "folder holding manifest.json and the files it names")
+	fs.Parse(args)
+	m, err := os.ReadFile(filepath.Join(*dir, plainManifest))
+	if err != nil {
+		return err
+	}
+	var files []plainFile
+	if err := json.Unmarshal(m, &files); err != nil {
+		return fmt.Errorf("%s: %w", plainManifest, err)
+	}
+	mux := http.NewServeMux()
+	for _, f := range files {
+		body, err := os.ReadFile(filepath.Join(*dir, f.Name))
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		ctype, etag, length := []string{f.Type}, []string{`"` + hex.EncodeToString(sum[:8]) + `"`}, []string{strconv.Itoa(len(body))}
+		mux.HandleFunc("GET /"+f.Name, func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h["Content-Type"], h["Etag"], h["Content-Length"] = ctype, etag, length
+			w.Write(body)
+		})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	return http.Serve(ln, mux)
+}
+
+// plainProcess is the plain reference server, a child process.
+type plainProcess struct {
+	cmd  *exec.Cmd
+	base string
+	done chan struct{}
+}
+
+// startPlain writes files into dir and starts this very program as
+// `serve-plain` on them.
+func startPlain(dir string, files map[string]plainFile, bodies map[string][]byte) (*plainProcess, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	var list []plainFile
+	for name, f := range files {
+		f.Name = name
+		list = append(list, f)
+		if err := os.WriteFile(filepath.Join(dir, name), bodies[name], 0o640); err != nil {
+			return nil, err
+		}
+	}
+	m, _ := json.Marshal(list)
+	if err := os.WriteFile(filepath.Join(dir, plainManifest), m, 0o640); err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "serve-plain", "-dir", dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &plainProcess{cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	addr := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		addr <- line
+	}()
+	select {
+	case a := <-addr:
+		if a == "" || a[len(a)-1] != '\n' {
+			p.stop()
+			return nil, errors.New("the plain reference server exited at start-up")
+		}
+		p.base = "http://" + a[:len(a)-1]
+	case <-time.After(10 * time.Second):
+		p.stop()
+		return nil, errors.New("the plain reference server did not start within 10 s")
+	}
+	return p, nil
+}
+
+func (p *plainProcess) stop() { stopProcess(p.cmd, p.done, syscall.SIGTERM, 10*time.Second) }
