@@ -78,6 +78,11 @@ func (s *Service) accel(w http.ResponseWriter, r *http.Request, key string, sv *
 		}
 	}
 	h := w.Header()
+	if _, ok := in["Range"]; ok {
+		// nginx keeps this header of Folio's and adds its own to a 200
+		// only, as http.ServeContent sends it with a 206 too.
+		h["Accept-Ranges"] = []string{"bytes"}
+	}
 	if sv.hdr.disposition != nil {
 		h["Content-Disposition"] = sv.hdr.disposition
 	}
