@@ -45,6 +45,13 @@ type Deps struct {
 	// presigned URL of the bytes when the store can make one
 	// (storage.s3.redirect, docs/filehost.md#s3).
 	Redirect bool
+	// AccelRedirect, when not empty, is the internal location of the
+	// proxy in front under which it sends the store's files: downloads
+	// are answered with X-Accel-Redirect and no body
+	// (storage.local.accel_redirect, docs/operating.md#nginx-sends-the-files).
+	// Only a store of files (storage.Local) has them; with any other it
+	// is ignored.
+	AccelRedirect string
 	// SpoolDir is the folder of the spool files other parts write (the
 	// blog's import, its Deps.SpoolDir), which the janitor sweeps;
 	// empty: the system's temporary folder.
@@ -126,6 +133,11 @@ type Service struct {
 	missLimit *httpx.RateLimiter
 
 	metrics Metrics
+
+	// accelerator hands file downloads to the proxy in front; nil: Folio
+	// sends them.
+	accelerator *accelerator
+
 	// importMu makes ImportMedia's files one at a time past their
 	// download, so that identical ones find each other.
 	importMu sync.Mutex
@@ -169,8 +181,9 @@ func newService(d Deps) *Service {
 		presign = p
 	}
 	return &Service{
-		presign: presign,
-		db:      d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
+		presign:     presign,
+		accelerator: newAccelerator(d.AccelRedirect, d.Store),
+		db:          d.DB, auth: d.Auth, settings: settings{d.Settings}, store: d.Store, log: d.Logger, now: time.Now,
 		links:         newLinkCache(),
 		changes:       d.DB.Changes(),
 		filesChanged:  d.DB.Changes().Counter(filesCounter),

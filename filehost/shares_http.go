@@ -228,6 +228,9 @@ func (s *Service) handleShareRaw(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", contentDisposition(disposition, f.OriginName))
 	h.Set("Cache-Control", "private, max-age=900")
 	h.Set("Referrer-Policy", "no-referrer")
+	if s.accel(w, r, f.Key, newSending(f.Mimetype, `"`+f.MD5+`"`, f.CreatedAt, "")) {
+		return
+	}
 	s.serveContent(w, r, obj, f.Mimetype, `"`+f.MD5+`"`, f.CreatedAt)
 }
 

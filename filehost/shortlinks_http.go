@@ -70,6 +70,9 @@ func (s *Service) shortLink(prefix string) http.Handler {
 				s.redirectToBytes(w, r, t.key, sv.mimetype, strings.Join(sv.hdr.disposition, ""))
 				return
 			}
+			if s.accel(w, r, t.key, sv) {
+				return
+			}
 			body, f, err := s.openContent(r.Context(), t.key, v, local)
 			if errors.Is(err, fs.ErrNotExist) && t.cached {
 				continue

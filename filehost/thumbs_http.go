@@ -31,6 +31,9 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 		}
 		sv := t.sent.thumb
 		key := thumbKey(t.objectID, thumbJPEG(t.mimetype))
+		if s.accel(w, r, key, sv) {
+			return
+		}
 		if local {
 			if b, ok := s.links.bytesOf(key, v); ok {
 				s.serveBytes(w, r, b, sv)

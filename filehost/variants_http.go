@@ -26,6 +26,9 @@ func (s *Service) serveVariant(w http.ResponseWriter, r *http.Request, t linkTar
 	isJPEG := thumbJPEG(t.mimetype)
 	key := variantKey(t.objectID, n, isJPEG)
 	sv := newSending(thumbType(isJPEG), `"w`+strconv.Itoa(n)+`-`+t.md5+`"`, t.createdAt, "")
+	if s.accel(w, r, key, sv) {
+		return variantServed
+	}
 	if local {
 		if b, ok := s.links.bytesOf(key, v); ok {
 			s.serveBytes(w, r, b, sv)

@@ -61,6 +61,11 @@ func NewLocal(dir string) (*Local, error) {
 // Root is the folder the store writes under.
 func (l *Local) Root() string { return l.root }
 
+// Path is the file that holds the content under key, for a process that
+// sends it itself (the proxy in front, docs/operating.md#nginx-sends-the-files).
+// The key is checked as by Open; the file may not exist.
+func (l *Local) Path(key string) (string, error) { return l.path(key) }
+
 // path maps a key to its file. It checks only that the key stays in its
 // place (checkPlace); Commit checks the whole rule first.
 func (l *Local) path(key string) (string, error) {

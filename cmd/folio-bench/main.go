@@ -44,6 +44,15 @@
 // vipsthumbnail and ImageMagick:
 //
 //	go run ./cmd/folio-bench variant -in /tmp/12mp.jpg -w 1280
+//
+// `accel` measures the ~200 KB short link four ways, in turn in each
+// round: Folio alone, nginx in front with Folio sending the bytes, nginx
+// in front sending them itself on Folio's X-Accel-Redirect
+// (storage.local.accel_redirect, with docs/operating.md's location), and
+// nginx sending the file alone; it prints the medians and their ratios to
+// the last:
+//
+//	go run ./cmd/folio-bench accel -duration 10s -rounds 3
 package main
 
 import (
@@ -76,7 +85,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "serve-plain": servePlain, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "serve-plain": servePlain, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench, "accel": accelBench}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)

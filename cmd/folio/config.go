@@ -36,6 +36,7 @@ type Config struct {
 	// or "s3" (S3).
 	StorageDriver  string
 	S3             storage.S3Config
+	AccelRedirect  string // storage.local.accel_redirect; empty: Folio sends the files
 	ThemeDir       string
 	ConsoleEnabled bool
 	LogLevel       slog.Level
@@ -130,6 +131,13 @@ func options() []option {
 				return errors.New("must be " + orList(storageDriverNames()))
 			}
 			c.StorageDriver = v
+			return nil
+		}},
+		{"storage.local.accel_redirect", "", "internal location of the nginx in front that sends the stored files (X-Accel-Redirect), e.g. /_folio_files/; empty: Folio sends them", func(c *Config, v string) error {
+			if v != "" && (!strings.HasPrefix(v, "/") || !strings.HasSuffix(v, "/") || strings.ContainsAny(v, "?#%\\ \t") || strings.Contains(v, "/../") || strings.Contains(v, "/./")) {
+				return errors.New("must be a path that starts and ends with /, such as /_folio_files/, or empty for off")
+			}
+			c.AccelRedirect = v
 			return nil
 		}},
 		{"storage.s3.endpoint", "", "URL of the S3-compatible server, e.g. http://127.0.0.1:7070", str(func(c *Config) *string { return &c.S3.Endpoint })},
@@ -308,6 +316,9 @@ func LoadConfig(path string, file io.Reader, environ []string) (*Config, error) 
 		if err := d.Validate(c.storageConfig("")); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.AccelRedirect != "" && c.StorageDriver != "local" {
+		errs = append(errs, errors.New("storage.local.accel_redirect: only with storage.driver local (nginx sends files from storage.dir); set it empty with "+c.StorageDriver))
 	}
 	if err := c.Settings.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("%v", err))

@@ -37,6 +37,7 @@ upload.max_file_size = 5MiB
 upload.forbidden_exts = exe, .PHP
 admin.profile.display_name = Alice
 render.render_mode = headless
+storage.local.accel_redirect = /_folio_files/
 `
 	env := []string{"FOLIO_SERVER_ADDR=127.0.0.1:7000", "FOLIO_RENDER_RENDER_MODE=classic", "HOME=/root",
 		"FOLIO_TEST_POSTGRES_DSN=ignored", "FOLIO_CONFIG=ignored.conf"}
@@ -54,6 +55,7 @@ render.render_mode = headless
 		{"list normalised", strings.Join(c.Settings.Upload.ForbiddenExts, ","), "exe,php"},
 		{"profile", c.Profile.DisplayName, "Alice"},
 		{"env setting wins", c.Settings.Render.RenderMode, "classic"},
+		{"accel redirect", c.AccelRedirect, "/_folio_files/"},
 	}
 	for _, ck := range checks {
 		if ck.got != ck.want {
@@ -105,6 +107,12 @@ func TestLoadConfigErrorsNameKeyAndLine(t *testing.T) {
 		{"s3 without its keys", "storage.driver = s3\n", nil, []string{"storage.s3", "endpoint is required", "bucket name", "access key and a secret key"}},
 		{"s3 endpoint not a URL", "", []string{"FOLIO_STORAGE_DRIVER=s3", "FOLIO_STORAGE_S3_ENDPOINT=127.0.0.1:7070", "FOLIO_STORAGE_S3_BUCKET=folio",
 			"FOLIO_STORAGE_S3_ACCESS_KEY=a", "FOLIO_STORAGE_S3_SECRET_KEY=s"}, []string{"storage.s3", "http:// or https://"}},
+		{"accel redirect not a folder", "storage.local.accel_redirect = _folio_files\n", nil, []string{"folio.conf:1", "storage.local.accel_redirect", "starts and ends with /"}},
+		{"accel redirect with a query", "storage.local.accel_redirect = /files/?x=/\n", nil, []string{"storage.local.accel_redirect"}},
+		{"accel redirect climbing out", "storage.local.accel_redirect = /a/../b/\n", nil, []string{"storage.local.accel_redirect"}},
+		{"accel redirect with s3", "", []string{"FOLIO_STORAGE_DRIVER=s3", "FOLIO_STORAGE_S3_ENDPOINT=http://127.0.0.1:7070", "FOLIO_STORAGE_S3_BUCKET=folio",
+			"FOLIO_STORAGE_S3_ACCESS_KEY=a", "FOLIO_STORAGE_S3_SECRET_KEY=s", "FOLIO_STORAGE_LOCAL_ACCEL_REDIRECT=/_folio_files/"},
+			[]string{"storage.local.accel_redirect: only with storage.driver local"}},
 		{"unknown env", "", []string{"FOLIO_SERVR_ADDR=:1"}, []string{"FOLIO_SERVR_ADDR", "unknown key"}},
 		{"bad env value", "", []string{"FOLIO_UPLOAD_ALLOW_DUPLICATE=perhaps"}, []string{"FOLIO_UPLOAD_ALLOW_DUPLICATE", "upload.allow_duplicate"}},
 		{"all errors together", "a = 1\nb = 2\n", nil, []string{"folio.conf:1", "folio.conf:2"}},

@@ -271,7 +271,8 @@ func fileHostDeps(ctx context.Context, cfg *Config, db *sqlstore.DB, authSvc *au
 		return filehost.Deps{}, err
 	}
 	return filehost.Deps{DB: db, Auth: authSvc, Settings: upload, Store: store, Logger: logger,
-		Instance: inst.ID, Instances: instances, Redirect: storeRedirects(cfg)}, nil
+		Instance: inst.ID, Instances: instances, Redirect: storeRedirects(cfg),
+		AccelRedirect: cfg.AccelRedirect}, nil
 }
 
 // storageUsage hands the file host's totals to the blog's dashboard: the

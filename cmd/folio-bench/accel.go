@@ -1,0 +1,318 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// accelBench compares four ways of sending the ~200 KB short link of one
+// picture: Folio alone, nginx in front of Folio sending the bytes Folio
+// sends it (offload off), nginx in front of Folio answering with
+// X-Accel-Redirect (storage.local.accel_redirect, offload on) and nginx
+// sending the file alone, the limit. The sides run in turn in each round;
+// the table shows the medians and each one's ratio to the limit
+// (docs/operating.md#nginx-sends-the-files).
+func accelBench(args []string) error {
+	fs := flag.NewFlagSet("accel", flag.ExitOnError)
+	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
+	duration := fs.Duration("duration", 10*time.Second, "length of each run (whole seconds)")
+	connections := fs.Int("connections", 16, "keep-alive connections of the load generator")
+	threads := fs.Int("threads", 2, "wrk threads")
+	timeout := fs.Duration("timeout", 2*time.Second, "a request not answered within this (whole seconds) is a socket error")
+	rounds := fs.Int("rounds", 3, "rounds; each runs every side once, and the table shows medians")
+	keep := fs.Bool("keep", false, "keep the work folder (data, logs, nginx configuration)")
+	fs.Parse(args)
+	switch {
+	case *duration < time.Second || *timeout < time.Second:
+		return errors.New("-duration and -timeout must be at least 1s (wrk counts whole seconds)")
+	case *connections < 1 || *threads < 1 || *rounds < 1:
+		return errors.New("-connections, -threads and -rounds must be at least 1")
+	}
+	nginxBin, err := exec.LookPath("nginx")
+	if err != nil {
+		return errors.New("nginx is not on PATH (Debian package nginx): the benchmark compares with it")
+	}
+	location, err := accelLocation("docs/operating.md")
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "folio-accel-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		defer fmt.Printf("work folder kept: %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	if *bin == "" {
+		*bin = filepath.Join(work, "folio")
+		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/folio").CombinedOutput(); err != nil {
+			return fmt.Errorf("build folio: %v: %s", err, out)
+		}
+	}
+	gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
+	if p, err := exec.LookPath("wrk"); err == nil {
+		gen.wrk = p
+	}
+
+	// Two sites with the same picture: one sends the bytes, one hands
+	// them to nginx.
+	var sites [2]struct {
+		p    *folioProcess
+		dir  string
+		path string // the short link
+	}
+	var picture []byte
+	for i, accel := range []string{"", "/_folio_files/"} {
+		dir := filepath.Join(work, fmt.Sprintf("site%d", i))
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return err
+		}
+		p, err := startFolioWith(*bin, dir, "", filepath.Join(dir, "folio.log"), func(string) string {
+			return fmt.Sprintf("storage.local.accel_redirect = %s\n", accel)
+		})
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		path, b, err := seedAccel(p.base)
+		if err != nil {
+			return err
+		}
+		sites[i].p, sites[i].dir, sites[i].path = p, dir, path
+		picture = b
+	}
+	ngx, err := startAccelNginx(nginxBin, filepath.Join(work, "nginx"), sites[0].p.base, sites[1].p.base,
+		strings.Replace(location, "alias /var/lib/folio/files/;", "alias "+filepath.Join(sites[1].dir, "files")+"/;", 1), picture)
+	if err != nil {
+		return err
+	}
+	defer ngx.stop()
+
+	type accelSide struct {
+		label string
+		url   string
+		pid   int // the Folio process the run waits to settle
+		side
+	}
+	sides := []*accelSide{
+		{label: "a. Folio alone", url: sites[0].p.base + sites[0].path, pid: sites[0].p.cmd.Process.Pid},
+		{label: "b. nginx → Folio, offload off", url: ngx.bases[0] + sites[0].path, pid: sites[0].p.cmd.Process.Pid},
+		{label: "c. nginx → Folio, offload on", url: ngx.bases[1] + sites[1].path, pid: sites[1].p.cmd.Process.Pid},
+		{label: "d. nginx alone (the limit)", url: ngx.bases[2] + "/picture", pid: sites[1].p.cmd.Process.Pid},
+	}
+	for _, s := range sides {
+		b, _, err := fetch(s.url)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.label, err)
+		}
+		if string(b) != string(picture) {
+			return fmt.Errorf("%s: %d bytes, not the picture's %d", s.label, len(b), len(picture))
+		}
+	}
+
+	fmt.Printf("folio-bench accel: one %d-byte short link, %s, %d round(s), medians\n", len(picture), gen, *rounds)
+	var failures []string
+	for round := 1; round <= *rounds; round++ {
+		for _, s := range sides {
+			r, busy, err := measure(gen, s.pid, s.url)
+			if err != nil {
+				return err
+			}
+			s.runs = append(s.runs, r)
+			fmt.Printf("round %d/%d  %-30s %12s req/s  p99 %-16s (CPUs %2.0f%% busy just before)\n", round, *rounds,
+				s.label, thousands(r.perSecond), p99String(r.p99), 100*busy)
+			if f := r.failed(); f != "" {
+				failures = append(failures, fmt.Sprintf("round %d, %s: %s", round, s.label, f))
+			}
+		}
+	}
+	limit, _ := sides[3].median()
+	fmt.Println()
+	fmt.Printf("Command: `go run ./cmd/folio-bench accel %s`  \n", strings.Join(args, " "))
+	fmt.Printf("Load: %s; %d round(s), the four sides in turn in each; medians of the rounds.  \n", gen, *rounds)
+	fmt.Printf("Machine: %d CPUs, %s; %s.\n\n", runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin))
+	fmt.Println("| side | req/s | p99 | of nginx alone |")
+	fmt.Println("|---|---:|---:|---:|")
+	for _, s := range sides {
+		rate, p99 := s.median()
+		fmt.Printf("| %s | %s | %s | %.2f |\n", s.label, thousands(rate), p99String(p99), rate/limit)
+	}
+	on, _ := sides[2].median()
+	alone, _ := sides[0].median()
+	off, _ := sides[1].median()
+	fmt.Printf("\nOffload on / off: %.2f; on / Folio alone: %.2f.\n", on/off, on/alone)
+	if len(failures) > 0 {
+		fmt.Println("\nRuns with errors (their numbers are not a benchmark):")
+		for _, f := range failures {
+			fmt.Println("  " + f)
+		}
+		return fmt.Errorf("%d run(s) had non-2xx responses or socket errors", len(failures))
+	}
+	return nil
+}
+
+// seedAccel logs in as the administrator and uploads one ~200 KB picture,
+// returning its short link and bytes.
+func seedAccel(base string) (string, []byte, error) {
+	var login struct {
+		Data struct {
+			AccessToken string `json:"access_token"`
+		} `json:"data"`
+	}
+	if err := call("POST", base+"/api/v1/auth/login", "", "application/json",
+		strings.NewReader(`{"username":"admin","password":"`+benchPassword+`"}`), &login); err != nil {
+		return "", nil, fmt.Errorf("log in: %w", err)
+	}
+	var up struct {
+		Data struct {
+			Links struct {
+				URL string `json:"url"`
+			} `json:"links"`
+		} `json:"data"`
+	}
+	picture := noisyPNG(200_000)
+	ct, body := uploadBody(picture, "1")
+	if err := call("POST", base+"/api/v1/upload", login.Data.AccessToken, ct, body, &up); err != nil {
+		return "", nil, fmt.Errorf("upload: %w", err)
+	}
+	return pathOf(up.Data.Links.URL), picture, nil
+}
+
+// accelLocation is the nginx block of docs/operating.md's "nginx sends
+// the files", which the benchmark runs as documented.
+func accelLocation(doc string) (string, error) {
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		return "", fmt.Errorf("%v (run from the repository's root)", err)
+	}
+	_, sec, ok := strings.Cut(string(raw), "\n### nginx sends the files\n")
+	if !ok {
+		return "", fmt.Errorf("%s has no section \"nginx sends the files\"", doc)
+	}
+	_, block, ok := strings.Cut(sec, "```nginx\n")
+	if !ok {
+		return "", fmt.Errorf("%s: the section has no nginx block", doc)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	if strings.Count(block, "alias /var/lib/folio/files/;") != 1 {
+		return "", fmt.Errorf("%s: the nginx block does not say alias /var/lib/folio/files/; once", doc)
+	}
+	return block, nil
+}
+
+// accelNginx is nginx with three servers: in front of the site without
+// offload, in front of the site with it, and sending a copy of the picture.
+type accelNginx struct {
+	cmd   *exec.Cmd
+	bases [3]string
+	done  chan struct{}
+}
+
+// startAccelNginx starts nginx in the foreground under dir, tuned as
+// startNginx's (two workers, sendfile, long keep-alive), with keep-alive
+// connections to the upstreams.
+func startAccelNginx(bin, dir, off, on, location string, picture []byte) (*accelNginx, error) {
+	www := filepath.Join(dir, "www")
+	if err := os.MkdirAll(www, 0o750); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(www, "picture"), picture, 0o640); err != nil {
+		return nil, err
+	}
+	n := &accelNginx{done: make(chan struct{})}
+	var listen [3]string
+	for i := range listen {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listen[i] = ln.Addr().String()
+		ln.Close()
+		n.bases[i] = "http://" + listen[i]
+	}
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;\n" // else workers run as nobody, who cannot read the work folder
+	}
+	proxy := `
+		proxy_http_version 1.1;
+		proxy_set_header Host $http_host;
+		proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+		proxy_set_header Connection "";`
+	conf := fmt.Sprintf(`# written by folio-bench accel
+%sworker_processes 2;
+pid %q;
+error_log %q;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 1000000;
+	client_body_temp_path %q;
+	proxy_temp_path %q;
+	upstream folio_off { server %s; keepalive 32; }
+	upstream folio_on { server %s; keepalive 32; }
+	server {
+		listen %s;
+		location / { proxy_pass http://folio_off;%s }
+	}
+	server {
+		listen %s;
+		location / { proxy_pass http://folio_on;%s }
+%s
+	}
+	server {
+		listen %s;
+		root %q;
+		location = /picture { default_type image/png; }
+	}
+}
+`, user, filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"), filepath.Join(dir, "body"), filepath.Join(dir, "proxy"),
+		strings.TrimPrefix(off, "http://"), strings.TrimPrefix(on, "http://"),
+		listen[0], proxy, listen[1], proxy, location, listen[2], www)
+	confPath := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o640); err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(dir, "nginx.out"))
+	if err != nil {
+		return nil, err
+	}
+	n.cmd = exec.Command(bin, "-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", confPath, "-g", "daemon off;")
+	n.cmd.Stdout, n.cmd.Stderr = logFile, logFile
+	if err := n.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	go func() { n.cmd.Wait(); logFile.Close(); close(n.done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-n.done:
+			out, _ := os.ReadFile(logFile.Name())
+			errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			return nil, fmt.Errorf("nginx exited at start-up: %s%s", out, errLog)
+		default:
+		}
+		if _, _, err := fetch(n.bases[2] + "/picture"); err == nil {
+			return n, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	n.stop()
+	return nil, errors.New("nginx did not answer within 10 s")
+}
+
+func (n *accelNginx) stop() { stopProcess(n.cmd, n.done, syscall.SIGQUIT, 10*time.Second) }
