@@ -110,11 +110,14 @@ type Service struct {
 	// filesChanged is bumped after every commit that deletes or renames
 	// file records (docs/design.md#caches-across-processes).
 	filesChanged sqlstore.Counter
-	thumbs       *thumbMaker
-	images       *imageJobs // the background making of sizes
-	console      *auth.Console
-	public       *templates.Public
-	siteName     func(context.Context) string
+	// uploads group-commits the transactions of concurrent uploads: their
+	// placement intents and their records (docs/design.md#group-commit).
+	uploads  *sqlstore.TxGroup
+	thumbs   *thumbMaker
+	images   *imageJobs // the background making of sizes
+	console  *auth.Console
+	public   *templates.Public
+	siteName func(context.Context) string
 	// instance, instances and spoolDir: see Deps
 	// (docs/filehost.md#crash-consistency).
 	instance  string
@@ -187,6 +190,7 @@ func newService(d Deps) *Service {
 		links:         newLinkCache(),
 		changes:       d.DB.Changes(),
 		filesChanged:  d.DB.Changes().Counter(filesCounter),
+		uploads:       d.DB.NewGroup(uploadGroupSize),
 		thumbs:        newThumbMaker(pixelBudget),
 		images:        newImageJobs(d.DB, d.Instance),
 		console:       d.Console,

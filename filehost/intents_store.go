@@ -37,8 +37,13 @@ type Intent struct {
 // only after it returns.
 func (s *Service) recordPlace(ctx context.Context, key string) (string, error) {
 	id := sqlstore.NewID()
-	if _, err := s.db.Exec(ctx, `INSERT INTO storage_intents (id, op, storage_key, instance_id, created_at)
-		VALUES ($1, $2, $3, $4, $5)`, id, opPlace, key, s.instance, sqlstore.FromTime(s.now())); err != nil {
+	now := sqlstore.FromTime(s.now())
+	ctx = context.WithoutCancel(ctx) // a shared transaction (sqlstore.TxGroup.Tx)
+	if err := s.uploads.Tx(ctx, func(tx *sqlstore.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO storage_intents (id, op, storage_key, instance_id, created_at)
+			VALUES ($1, $2, $3, $4, $5)`, id, opPlace, key, s.instance, now)
+		return err
+	}); err != nil {
 		return "", fmt.Errorf("filehost: record placement: %w", err)
 	}
 	return id, nil

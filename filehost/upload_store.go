@@ -170,6 +170,9 @@ func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string)
 	return &o, nil
 }
 
+// uploadGroupSize bounds how many uploads' transactions commit together.
+const uploadGroupSize = 64
+
 // insertFile records an upload in one transaction: the owner's usage grows
 // only if it stays within the quota, the object is inserted (isNew) or
 // gains a reference, and the file record is added.
@@ -187,7 +190,10 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		us := sqlstore.FromTime(at)
 		expires = &us
 	}
-	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+	// The record is written even if the client has gone meanwhile, as the
+	// bytes are placed; and the transaction may be shared (sqlstore.TxGroup.Tx).
+	ctx = context.WithoutCancel(ctx)
+	err := s.uploads.Tx(ctx, func(tx *sqlstore.Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
 			WHERE id = $2 AND (quota_bytes = 0 OR used_bytes + $1 <= quota_bytes)`, in.size, userID)
 		if err != nil {

@@ -19,3 +19,11 @@ var SessionNameOf = sessionName
 // machine where memory cannot be shared: caches fall back to asking the
 // database.
 func (db *DB) UsePrivateChanges() { db.changes = privateChanges() }
+
+// Waiting is how many callers of g wait for a batch, for tests that line
+// several up behind a busy one.
+func (g *TxGroup) Waiting() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending)
+}

@@ -39,6 +39,12 @@
 //
 //	go run ./cmd/folio-bench federation -followers 10000 -hosts 1000 -db sqlite
 //
+// `upload` sends many small uploads at once to a real folio process and
+// to a plain net/http handler that writes and fsyncs each file, and prints
+// the uploads a second of each, their latencies and the ratio:
+//
+//	go run ./cmd/folio-bench upload -size 10k -clients 64 -count 640 -rounds 3 -db sqlite
+//
 // `variant` times the first request for a size of a JPEG (/i/{hash}?w=N)
 // and its peak memory; scripts/bench-variants.sh compares it with
 // vipsthumbnail and ImageMagick:
@@ -85,7 +91,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "serve-plain": servePlain, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench, "accel": accelBench}[os.Args[1]]
+		sub := map[string]func([]string) error{"memory": memoryBench, "serve": serveBench, "serve-plain": servePlain, "cluster": clusterBench, "federation": federationBench, "variant": variantBench, "tus": tusBench, "accel": accelBench, "upload": uploadBench, "upload-ref": uploadRef}[os.Args[1]]
 		if sub != nil {
 			if err := sub(os.Args[2:]); err != nil {
 				fmt.Fprintln(os.Stderr, "folio-bench:", err)
