@@ -54,11 +54,8 @@ func accelBench(args []string) error {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	if *bin == "" {
-		*bin = filepath.Join(work, "folio")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/folio").CombinedOutput(); err != nil {
-			return fmt.Errorf("build folio: %v: %s", err, out)
-		}
+	if *bin, err = buildFolio(*bin, work); err != nil {
+		return err
 	}
 	gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
 	if p, err := exec.LookPath("wrk"); err == nil {

@@ -48,11 +48,8 @@ func memoryBench(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if *bin == "" {
-		*bin = filepath.Join(dir, "folio")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/folio").CombinedOutput(); err != nil {
-			return fmt.Errorf("build folio: %v: %s", err, out)
-		}
+	if *bin, err = buildFolio(*bin, dir); err != nil {
+		return err
 	}
 	if *logPath == "" {
 		*logPath = filepath.Join(dir, "folio.log")

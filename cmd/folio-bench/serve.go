@@ -75,11 +75,9 @@ func serveBench(args []string) error {
 	} else if _, err := os.Stat(filepath.Join(work, "folio.db")); err == nil {
 		return fmt.Errorf("%s already holds a folio.db: -dir wants a new or empty folder", work)
 	}
-	if *bin == "" {
-		*bin = filepath.Join(work, "folio")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/folio").CombinedOutput(); err != nil {
-			return fmt.Errorf("build folio: %v: %s", err, out)
-		}
+	var err error
+	if *bin, err = buildFolio(*bin, work); err != nil {
+		return err
 	}
 	gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
 	if p, err := exec.LookPath("wrk"); err == nil {
@@ -355,7 +353,7 @@ func (s *servedSite) copies() (map[string]plainFile, map[string][]byte) {
 		map[string][]byte{"image": s.image, "thumb": s.thumb, "variant": s.variant, "home": s.home}
 }
 
-func (s *servedSite) workloads(folio string, plain *plainProcess, ngx *nginxProcess) []*serveWorkload {
+func (s *servedSite) workloads(folio string, plain *selfProcess, ngx *nginxProcess) []*serveWorkload {
 	nginxURL := func(path string) string {
 		if ngx == nil {
 			return ""

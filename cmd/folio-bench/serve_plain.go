@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
-	"time"
 )
 
 // plainFile is one of the seeded responses the plain reference serves:
@@ -69,16 +64,9 @@ func servePlain(args []string) error {
 	return http.Serve(ln, mux)
 }
 
-// plainProcess is the plain reference server, a child process.
-type plainProcess struct {
-	cmd  *exec.Cmd
-	base string
-	done chan struct{}
-}
-
 // startPlain writes files into dir and starts this very program as
 // `serve-plain` on them.
-func startPlain(dir string, files map[string]plainFile, bodies map[string][]byte) (*plainProcess, error) {
+func startPlain(dir string, files map[string]plainFile, bodies map[string][]byte) (*selfProcess, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
@@ -94,38 +82,5 @@ func startPlain(dir string, files map[string]plainFile, bodies map[string][]byte
 	if err := os.WriteFile(filepath.Join(dir, plainManifest), m, 0o640); err != nil {
 		return nil, err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "serve-plain", "-dir", dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &plainProcess{cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(p.done) }()
-	addr := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		addr <- line
-	}()
-	select {
-	case a := <-addr:
-		if a == "" || a[len(a)-1] != '\n' {
-			p.stop()
-			return nil, errors.New("the plain reference server exited at start-up")
-		}
-		p.base = "http://" + a[:len(a)-1]
-	case <-time.After(10 * time.Second):
-		p.stop()
-		return nil, errors.New("the plain reference server did not start within 10 s")
-	}
-	return p, nil
+	return startSelf("serve-plain", "-dir", dir)
 }
-
-func (p *plainProcess) stop() { stopProcess(p.cmd, p.done, syscall.SIGTERM, 10*time.Second) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
@@ -14,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -70,11 +68,8 @@ func uploadBench(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if *bin == "" {
-		*bin = filepath.Join(dir, "folio")
-		if out, err := exec.Command("go", "build", "-o", *bin, "./cmd/folio").CombinedOutput(); err != nil {
-			return fmt.Errorf("build folio: %v: %s", err, out)
-		}
+	if *bin, err = buildFolio(*bin, dir); err != nil {
+		return err
 	}
 	if *logPath == "" {
 		*logPath = filepath.Join(dir, "folio.log")
@@ -316,40 +311,9 @@ func (t uploadTarget) post(client *http.Client, contentType string, b []byte) er
 	return nil
 }
 
-// refProcess is the reference upload server, a re-exec of this program.
-type refProcess struct {
-	cmd  *exec.Cmd
-	base string
-	done chan struct{}
-}
-
-func (p *refProcess) stop() { stopProcess(p.cmd, p.done, os.Interrupt, 5*time.Second) }
-
-// startUploadRef starts `folio-bench upload-ref` writing into dir and
-// reads the address it prints.
-func startUploadRef(dir string) (*refProcess, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "upload-ref", "-dir", dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &refProcess{cmd: cmd, done: make(chan struct{})}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	go func() { io.Copy(io.Discard, out); cmd.Wait(); close(p.done) }()
-	if err != nil {
-		p.stop()
-		return nil, fmt.Errorf("upload-ref did not start: %w", err)
-	}
-	p.base = "http://" + strings.TrimSpace(line)
-	return p, nil
+// startUploadRef starts `folio-bench upload-ref` writing into dir.
+func startUploadRef(dir string) (*selfProcess, error) {
+	return startSelf("upload-ref", "-dir", dir)
 }
 
 // uploadRef is the hidden subcommand `upload-ref`: a plain net/http server
