@@ -56,23 +56,15 @@ func federationBench(args []string) error {
 		return errors.New("-hosts must be 1-64000")
 	case *followers < *hosts:
 		return errors.New("-followers must be at least -hosts")
-	case *dbKind != "sqlite" && *dbKind != "postgres":
-		return errors.New("-db must be sqlite or postgres")
-	case *dbKind == "postgres" && *dsn == "":
-		return errors.New("-db postgres needs -dsn (or FOLIO_TEST_POSTGRES_DSN)")
 	case *sample < 0 || *sample > 1:
 		return errors.New("-verify must be between 0 and 1")
 	}
-	if *dbKind == "sqlite" {
-		*dsn = ""
-	} else {
-		fresh, drop, err := freshPostgres(*dsn)
-		if err != nil {
-			return err
-		}
-		defer drop()
-		*dsn = fresh
+	fresh, drop, err := benchDatabase(*dbKind, *dsn)
+	if err != nil {
+		return err
 	}
+	defer drop()
+	*dsn = fresh
 
 	dir, err := os.MkdirTemp("", "folio-federation-")
 	if err != nil {
@@ -429,6 +421,21 @@ func seedFollowers(kind, dsn, sqlitePath string, f *fleet, n int) error {
 		}
 		return nil
 	})
+}
+
+// benchDatabase is the database of a -db kind and -dsn pair: "" for
+// SQLite, or a fresh database on the PostgreSQL server dsn names, which
+// drop removes.
+func benchDatabase(kind, dsn string) (string, func(), error) {
+	switch {
+	case kind == "sqlite":
+		return "", func() {}, nil
+	case kind != "postgres":
+		return "", nil, errors.New("-db must be sqlite or postgres")
+	case dsn == "":
+		return "", nil, errors.New("-db postgres needs -dsn (or FOLIO_TEST_POSTGRES_DSN)")
+	}
+	return freshPostgres(dsn)
 }
 
 // freshPostgres creates an empty database on the server dsn names and

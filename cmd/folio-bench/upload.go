@@ -47,21 +47,13 @@ func uploadBench(args []string) error {
 		return fmt.Errorf("-size %q: want a positive size such as 10k", *sizeFlag)
 	case *clients < 1 || *count < 1 || *rounds < 1:
 		return errors.New("-clients, -count and -rounds must be at least 1")
-	case *dbKind != "sqlite" && *dbKind != "postgres":
-		return errors.New("-db must be sqlite or postgres")
-	case *dbKind == "postgres" && *dsn == "":
-		return errors.New("-db postgres needs -dsn (or FOLIO_TEST_POSTGRES_DSN)")
 	}
-	if *dbKind == "sqlite" {
-		*dsn = ""
-	} else {
-		fresh, drop, err := freshPostgres(*dsn)
-		if err != nil {
-			return err
-		}
-		defer drop()
-		*dsn = fresh
+	fresh, drop, err := benchDatabase(*dbKind, *dsn)
+	if err != nil {
+		return err
 	}
+	defer drop()
+	*dsn = fresh
 
 	dir, err := os.MkdirTemp("", "folio-upload-")
 	if err != nil {
