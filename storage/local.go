@@ -241,6 +241,16 @@ func (l *Local) sync(dir string) {
 // one mkdir and one parent sync for a new folder and nothing for a known
 // one. The root itself is the operator's (NewLocal creates it).
 func (l *Local) ensureDir(dir string) error {
+	err := l.makeDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A remembered folder above was removed behind the store's back.
+		l.dirs.forget(l.root, dir)
+		err = l.makeDir(dir)
+	}
+	return err
+}
+
+func (l *Local) makeDir(dir string) error {
 	if dir == l.root || l.dirs.has(dir) {
 		return nil
 	}
@@ -248,7 +258,7 @@ func (l *Local) ensureDir(dir string) error {
 	if parent == dir || !strings.HasPrefix(dir, l.root) {
 		return fmt.Errorf("storage: create folder: %s is outside the store", dir)
 	}
-	if err := l.ensureDir(parent); err != nil {
+	if err := l.makeDir(parent); err != nil {
 		return err
 	}
 	if err := os.Mkdir(dir, 0o750); err != nil {

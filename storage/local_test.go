@@ -187,8 +187,12 @@ func TestLocalCommitRemakesARemovedFolder(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
 		t.Fatal(err)
 	}
-	put(t, l, "2026/11/ab/y.png", "two")
-	if got := read(t, l, "2026/11/ab/y.png"); got != "two" {
-		t.Fatalf("read back %q, want %q", got, "two")
+	put(t, l, "2026/11/ab/y.png", "two") // the folder of a known key
+	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, l, "2026/11/cd/z.png", "three") // a new folder in a known one
+	if got := read(t, l, "2026/11/cd/z.png"); got != "three" {
+		t.Fatalf("read back %q, want %q", got, "three")
 	}
 }
