@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"time"
 )
 
@@ -26,3 +27,19 @@ func ContentType(ctx context.Context, s *S3, key string) (string, error) {
 	}
 	return h.Get("Content-Type"), nil
 }
+
+// RecordDirSyncs makes l report each folder it fsyncs to seen, as a path
+// relative to its root ("." for the root), instead of only syncing it.
+func RecordDirSyncs(l *Local, seen func(rel string)) {
+	l.syncDir = func(dir string) {
+		syncDir(dir)
+		rel, err := filepath.Rel(l.root, dir)
+		if err != nil {
+			rel = dir
+		}
+		seen(filepath.ToSlash(rel))
+	}
+}
+
+// ForgetDirs empties l's memory of durable folders, as a restart would.
+func ForgetDirs(l *Local) { l.dirs = &durableDirs{} }

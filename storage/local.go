@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 )
 
 // tmpDir holds content being written. It lives inside the root so that
@@ -18,6 +20,13 @@ type Local struct {
 	root string
 	// instance tags the names of temporary files (see WithInstance).
 	instance string
+	// dirs remembers folders whose own entry is known durable, so that
+	// Commit syncs a parent folder only when a folder is new to it. Nil
+	// means nothing is remembered: every level is synced.
+	dirs *durableDirs
+	// syncDir fsyncs a folder; tests replace it to see which folders a
+	// Commit makes durable (export_test.go).
+	syncDir func(dir string)
 }
 
 var _ Store = (*Local)(nil)
@@ -55,7 +64,7 @@ func NewLocal(dir string) (*Local, error) {
 	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o750); err != nil {
 		return nil, fmt.Errorf("storage: create folder: %w", err)
 	}
-	return &Local{root: abs}, nil
+	return &Local{root: abs, dirs: &durableDirs{}, syncDir: syncDir}, nil
 }
 
 // Root is the folder the store writes under.
@@ -167,12 +176,20 @@ func (w *localWriter) Commit(key string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("storage: close: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+	dir := filepath.Dir(dst)
+	if err := w.l.ensureDir(dir); err != nil {
 		w.done = true
 		os.Remove(tmp)
-		return fmt.Errorf("storage: create folder: %w", err)
+		return err
 	}
 	err = os.Link(tmp, dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A remembered folder was removed behind the store's back.
+		w.l.dirs.forget(w.l.root, dir)
+		if err = w.l.ensureDir(dir); err == nil {
+			err = os.Link(tmp, dst)
+		}
+	}
 	w.done = true
 	os.Remove(tmp)
 	if err != nil {
@@ -181,7 +198,7 @@ func (w *localWriter) Commit(key string) error {
 		}
 		return fmt.Errorf("storage: commit: %w", err)
 	}
-	syncDir(filepath.Dir(dst))
+	w.l.sync(dir)
 	return nil
 }
 
@@ -204,5 +221,102 @@ func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
+	}
+}
+
+func (l *Local) sync(dir string) {
+	if l.syncDir != nil {
+		l.syncDir(dir)
+		return
+	}
+	syncDir(dir)
+}
+
+// ensureDir creates dir and any missing folder above it, and makes each
+// one's entry durable by syncing its parent before Commit links a file
+// into it: a file synced into a folder whose own name is lost in a crash
+// is lost with it. A folder found already there is synced into its parent
+// too, once, because a concurrent Commit may have just created it and not
+// yet synced the parent; after that it is remembered, so the usual cost is
+// one mkdir and one parent sync for a new folder and nothing for a known
+// one. The root itself is the operator's (NewLocal creates it).
+func (l *Local) ensureDir(dir string) error {
+	err := l.makeDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A remembered folder above was removed behind the store's back.
+		l.dirs.forget(l.root, dir)
+		err = l.makeDir(dir)
+	}
+	return err
+}
+
+func (l *Local) makeDir(dir string) error {
+	if dir == l.root || l.dirs.has(dir) {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir || !strings.HasPrefix(dir, l.root) {
+		return fmt.Errorf("storage: create folder: %s is outside the store", dir)
+	}
+	if err := l.makeDir(parent); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("storage: create folder: %w", err)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("storage: create folder: %s exists and is not a folder", dir)
+		}
+	}
+	l.sync(parent)
+	l.dirs.add(dir)
+	return nil
+}
+
+// maxDurableDirs bounds the memory of durableDirs; forgetting costs one
+// extra parent sync the next time a forgotten folder is used.
+const maxDurableDirs = 4096
+
+// durableDirs is a bounded set of folders whose entries were synced into
+// their parents by this process. A folder removed behind the store's back
+// stays in the set; Commit then fails to link into it and forgets it.
+type durableDirs struct {
+	mu    sync.Mutex
+	known map[string]struct{}
+}
+
+func (d *durableDirs) has(dir string) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.known[dir]
+	return ok
+}
+
+func (d *durableDirs) add(dir string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.known == nil || len(d.known) >= maxDurableDirs {
+		d.known = make(map[string]struct{})
+	}
+	d.known[dir] = struct{}{}
+}
+
+// forget drops dir and the folders above it up to the root, so that the
+// next ensureDir checks and, if need be, recreates each of them.
+func (d *durableDirs) forget(root, dir string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for ; dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
+		delete(d.known, dir)
 	}
 }

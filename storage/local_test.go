@@ -140,3 +140,59 @@ func TestContentUnderAnOlderLooserKeyStaysReadableAndDeletable(t *testing.T) {
 		}
 	}
 }
+
+// A Commit acknowledges content only once every name on its path is
+// durable: the file is synced into its folder, and each folder the Commit
+// creates (or meets for the first time, as a concurrent Commit may have
+// just created it) is synced into its parent. Folders already made durable
+// are not synced again.
+func TestLocalCommitSyncsEachNewFolderIntoItsParent(t *testing.T) {
+	l, root := newLocal(t)
+	var synced []string
+	storage.RecordDirSyncs(l, func(rel string) { synced = append(synced, rel) })
+	for _, tc := range []struct {
+		key     string
+		premade string // a folder created behind the store's back first
+		forget  bool   // as after a restart
+		want    []string
+	}{
+		{key: "a.png", want: []string{"."}},
+		{key: "2026/11/0cc175b9/x.png", want: []string{".", "2026", "2026/11", "2026/11/0cc175b9"}},
+		{key: "2026/11/0cc175b9/y.png", want: []string{"2026/11/0cc175b9"}},
+		{key: "2026/11/92eb5ffe/x.png", want: []string{"2026/11", "2026/11/92eb5ffe"}},
+		{key: "2026/12/aa/x.png", premade: "2026/12", want: []string{"2026", "2026/12", "2026/12/aa"}},
+		{key: "2026/11/0cc175b9/z.png", forget: true, want: []string{".", "2026", "2026/11", "2026/11/0cc175b9"}},
+	} {
+		if tc.premade != "" {
+			if err := os.MkdirAll(filepath.Join(root, tc.premade), 0o750); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.forget {
+			storage.ForgetDirs(l)
+		}
+		synced = nil
+		put(t, l, tc.key, "content of "+tc.key)
+		if strings.Join(synced, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("Commit(%q) synced folders %q, want %q", tc.key, synced, tc.want)
+		}
+	}
+}
+
+// A folder the store remembers as made may be removed behind its back
+// (an operator tidying up); Commit then makes it again instead of failing.
+func TestLocalCommitRemakesARemovedFolder(t *testing.T) {
+	l, root := newLocal(t)
+	put(t, l, "2026/11/ab/x.png", "one")
+	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, l, "2026/11/ab/y.png", "two") // the folder of a known key
+	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, l, "2026/11/cd/z.png", "three") // a new folder in a known one
+	if got := read(t, l, "2026/11/cd/z.png"); got != "three" {
+		t.Fatalf("read back %q, want %q", got, "three")
+	}
+}
