@@ -17,11 +17,8 @@ const (
 	// imageClaimFor is how long a claim holds: far past what decoding the
 	// largest image takes while waiting for the pixel budget.
 	imageClaimFor = 10 * time.Minute
-	// imagePollEvery is how often a process looks for jobs queued by
-	// another one, or left by one that died; a process wakes its own
-	// worker at once when it queues a job.
-	imagePollEvery = 3 * time.Second
-	// imagePruneEvery polls, the exhausted and old failed jobs are pruned.
+	// imagePruneEvery sweeps (sqlstore.JobWaiter), the exhausted and old
+	// failed jobs are pruned.
 	imagePruneEvery = 20
 )
 
@@ -29,10 +26,16 @@ const (
 type imageJobs struct {
 	jobs *sqlstore.Jobs
 	wake chan struct{}
+	// waiter is the worker's idle wait: a process wakes its own worker
+	// at once when it queues a job; jobs of other processes show through
+	// the queue's change counter or the sweep.
+	waiter *sqlstore.JobWaiter
 }
 
 func newImageJobs(db *sqlstore.DB, instance string) *imageJobs {
-	return &imageJobs{jobs: sqlstore.NewJobs(db, imageJobKind, instance, imageClaimFor), wake: make(chan struct{}, 1)}
+	j := &imageJobs{jobs: sqlstore.NewJobs(db, imageJobKind, instance, imageClaimFor), wake: make(chan struct{}, 1)}
+	j.waiter = sqlstore.NewJobWaiter(j.jobs, j.wake)
+	return j
 }
 
 // queueImages queues the making of an object's thumbnail and pregenWidths
@@ -62,32 +65,32 @@ func (s *Service) queueImages(ctx context.Context, objectID string) {
 // time (decoding is bounded by the pixel budget anyway), until ctx ends;
 // a job it was running then goes back to the queue.
 func (s *Service) RunImageJobs(ctx context.Context) {
-	poll := time.NewTimer(0) // at once: jobs left by a restart
-	defer poll.Stop()
 	polls := 0
-	var alive []string
+	w := s.images.waiter
 	for {
-		job, err := s.images.jobs.Claim(ctx, alive)
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("images: claim a job", "err", err)
-		}
-		if job != nil {
-			s.runImageJob(ctx, job)
-			continue
-		}
-		alive = nil
-		select {
-		case <-ctx.Done():
+		sweep, ok := w.Wait(ctx)
+		if !ok {
 			return
-		case <-s.images.wake:
-		case <-poll.C:
-			poll.Reset(imagePollEvery)
+		}
+		var alive []string
+		if sweep {
 			alive = s.aliveInstances(ctx)
 			if polls++; polls%imagePruneEvery == 1 {
 				if _, err := s.images.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
 					s.log.Warn("images: prune jobs", "err", err)
 				}
 			}
+		}
+		for {
+			job, err := s.images.jobs.Claim(ctx, alive)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("images: claim a job", "err", err)
+			}
+			if job == nil {
+				break
+			}
+			w.Found()
+			s.runImageJob(ctx, job)
 		}
 	}
 }
