@@ -47,8 +47,8 @@ type aiJobs struct {
 	wake   chan struct{}
 	waiter *sqlstore.JobWaiter
 	slots  chan struct{} // one per busy worker
-	stop  context.CancelFunc
-	done  chan struct{} // closed when the dispatcher returns; nil: none runs
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the dispatcher returns; nil: none runs
 }
 
 func newAIJobs(d Deps) *aiJobs {
