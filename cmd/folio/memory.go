@@ -25,9 +25,16 @@ const (
 type memoryReleaser struct {
 	requests atomic.Uint64
 	release  func(context.Context)
+	// settle, when not nil, runs at the end of the quiet period after a
+	// release: the release itself and the first idle work (a collection
+	// scanning stacks, the background loops) read parts of the program
+	// back in and grow the heap a little, and a second, lighter pass gives
+	// those back too (docs/design.md#memory).
+	settle func()
 
-	seen uint64 // requests counted at the last observation
-	busy bool   // a burst was seen and nothing has been released since
+	seen     uint64 // requests counted at the last observation
+	busy     bool   // a burst was seen and nothing has been released since
+	released bool   // released at the last observation
 }
 
 // newMemoryReleaser releases with release, then hands the Go heap's free
@@ -36,6 +43,9 @@ type memoryReleaser struct {
 func newMemoryReleaser(release func(context.Context)) *memoryReleaser {
 	return &memoryReleaser{release: func(ctx context.Context) {
 		release(ctx)
+		debug.FreeOSMemory()
+		_ = dropProgramPages()
+	}, settle: func() {
 		debug.FreeOSMemory()
 		_ = dropProgramPages()
 	}}
@@ -55,13 +65,18 @@ func (m *memoryReleaser) observe(ctx context.Context) bool {
 	n := m.requests.Load()
 	during := n - m.seen
 	m.seen = n
+	after := m.released
+	m.released = false
 	switch {
 	case during >= busyRequests:
 		m.busy = true
 	case m.busy && during < quietRequests:
 		m.busy = false
 		m.release(ctx)
+		m.released = true
 		return true
+	case after && during < quietRequests && m.settle != nil:
+		m.settle()
 	}
 	return false
 }

@@ -31,3 +31,30 @@ func TestMemoryReleaserReleasesOnceWhenABurstEnds(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryReleaserSettlesOnceInTheQuietPeriodAfterARelease(t *testing.T) {
+	tests := []struct {
+		name    string
+		periods []uint64 // requests in each period
+		want    []bool   // settled at the end of each period
+	}{
+		{"idle site", []uint64{0, 0, 0}, []bool{false, false, false}},
+		{"burst then quiet", []uint64{500, 0, 0, 0}, []bool{false, false, true, false}},
+		{"burst, quiet, trickle", []uint64{500, 0, 20, 0}, []bool{false, false, false, false}},
+		{"burst, quiet, burst", []uint64{500, 0, 500, 0, 0}, []bool{false, false, false, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			settled := 0
+			m := &memoryReleaser{release: func(context.Context) {}, settle: func() { settled++ }}
+			for i, n := range tt.periods {
+				m.requests.Add(n)
+				before := settled
+				m.observe(context.Background())
+				if got := settled > before; got != tt.want[i] {
+					t.Fatalf("period %d (%d requests): settled %v, want %v", i, n, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
