@@ -26,16 +26,10 @@ const (
 type imageJobs struct {
 	jobs *sqlstore.Jobs
 	wake chan struct{}
-	// waiter is the worker's idle wait: a process wakes its own worker
-	// at once when it queues a job; jobs of other processes show through
-	// the queue's change counter or the sweep.
-	waiter *sqlstore.JobWaiter
 }
 
 func newImageJobs(db *sqlstore.DB, instance string) *imageJobs {
-	j := &imageJobs{jobs: sqlstore.NewJobs(db, imageJobKind, instance, imageClaimFor), wake: make(chan struct{}, 1)}
-	j.waiter = sqlstore.NewJobWaiter(j.jobs, j.wake)
-	return j
+	return &imageJobs{jobs: sqlstore.NewJobs(db, imageJobKind, instance, imageClaimFor), wake: make(chan struct{}, 1)}
 }
 
 // queueImages queues the making of an object's thumbnail and pregenWidths
@@ -66,7 +60,10 @@ func (s *Service) queueImages(ctx context.Context, objectID string) {
 // a job it was running then goes back to the queue.
 func (s *Service) RunImageJobs(ctx context.Context) {
 	polls := 0
-	w := s.images.waiter
+	// A process wakes its own worker at once when it queues a job; jobs
+	// of other processes show through the queue's change counter or the
+	// sweep (sqlstore.JobWaiter).
+	w := sqlstore.NewJobWaiter(s.images.jobs, s.images.wake)
 	for {
 		sweep, ok := w.Wait(ctx)
 		if !ok {
