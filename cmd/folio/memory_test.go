@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
 	"testing"
 )
 
@@ -56,5 +59,47 @@ func TestMemoryReleaserSettlesOnceInTheQuietPeriodAfterARelease(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gcPercent reads GOGC.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+func TestMemoryReleaserLowersGOGCUntilTheNextRequest(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	m := &memoryReleaser{release: func(context.Context) {}, lowerIdleGC: true}
+	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	m.requests.Add(500)
+	m.observe(context.Background())
+	if got := gcPercent(); got != 100 {
+		t.Fatalf("GOGC %d during a burst, want 100", got)
+	}
+	if !m.observe(context.Background()) {
+		t.Fatal("the quiet period after a burst released nothing")
+	}
+	if got := gcPercent(); got != idleGCPercent {
+		t.Fatalf("GOGC %d after a release, want %d", got, idleGCPercent)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if got := gcPercent(); got != 100 {
+		t.Fatalf("GOGC %d after the next request, want 100 back", got)
+	}
+}
+
+func TestMemoryReleaserLeavesAnEagerOrDisabledCollectorAlone(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, gogc := range []int{10, -1} {
+		debug.SetGCPercent(gogc)
+		m := &memoryReleaser{release: func(context.Context) {}, lowerIdleGC: true}
+		m.requests.Add(500)
+		m.observe(context.Background())
+		m.observe(context.Background())
+		if got := gcPercent(); got != gogc {
+			t.Fatalf("GOGC %d after a release from %d, want it kept", got, gogc)
+		}
 	}
 }
