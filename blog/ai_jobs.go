@@ -20,11 +20,8 @@ const (
 	// aiClaimFor is how long a claim holds: past the job's time limit, so
 	// a live worker never loses its job to the deadline.
 	aiClaimFor = ai.DefaultJobTimeout + time.Minute
-	// aiPollEvery is how often a process looks for jobs queued by another
-	// one, or left by one that died; a process wakes its own workers at
-	// once when it queues a job.
-	aiPollEvery = 3 * time.Second
-	// aiPruneEvery polls, the exhausted and old failed jobs are pruned.
+	// aiPruneEvery sweeps (sqlstore.JobWaiter), the exhausted and old
+	// failed jobs are pruned.
 	aiPruneEvery = 20
 	// aiCloseGrace is how long Close still waits, once it has cancelled
 	// the running jobs, for them to return, so that none touches the
@@ -36,7 +33,9 @@ const (
 
 // aiJobs runs the summary and tag jobs queued after posts are saved. A
 // dispatcher claims a job whenever one of the queue's workers is free; it
-// looks when this process queued a job (wake) and every aiPollEvery.
+// looks when this process queued a job (wake), when the queue's change
+// counter says another did, and at the waiter's sweeps, which stop while
+// the AI integration is off.
 type aiJobs struct {
 	queue     *ai.Queue
 	jobs      *sqlstore.Jobs
@@ -45,10 +44,11 @@ type aiJobs struct {
 	logger    *slog.Logger
 	metrics   AIMetrics // nil: none
 
-	wake  chan struct{}
-	slots chan struct{} // one per busy worker
-	stop  context.CancelFunc
-	done  chan struct{} // closed when the dispatcher returns; nil: none runs
+	wake   chan struct{}
+	waiter *sqlstore.JobWaiter
+	slots  chan struct{} // one per busy worker
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the dispatcher returns; nil: none runs
 }
 
 func newAIJobs(d Deps) *aiJobs {
@@ -64,6 +64,7 @@ func newAIJobs(d Deps) *aiJobs {
 		metrics:   d.AIMetrics,
 		wake:      make(chan struct{}, 1),
 	}
+	j.waiter = sqlstore.NewJobWaiter(j.jobs, j.wake)
 	// The jobs keep real time, not d.Now: a claim's deadline bounds how
 	// long a job really runs.
 	return j
@@ -99,35 +100,14 @@ func (j *aiJobs) submit(ctx context.Context, postID string) {
 // jobs (no registry read); a poll also takes over the jobs of dead
 // processes and lapsed claims, and now and then prunes.
 func (j *aiJobs) dispatch(ctx context.Context, run func(ctx context.Context, postID string)) {
-	poll := time.NewTimer(0) // at once: jobs left by a restart
-	defer poll.Stop()
 	polls := 0
-	var alive []string
 	for {
-		select {
-		case j.slots <- struct{}{}:
-		case <-ctx.Done():
+		sweep, ok := j.waiter.Wait(ctx)
+		if !ok {
 			return
 		}
-		job, err := j.jobs.Claim(ctx, alive)
-		if err != nil && ctx.Err() == nil {
-			j.logger.Warn("ai: claim a job", "err", err)
-		}
-		if job != nil {
-			j.queue.Submit(func(jctx context.Context) {
-				defer func() { <-j.slots }()
-				j.runJob(jctx, job, run)
-			})
-			continue
-		}
-		<-j.slots
-		alive = nil
-		select {
-		case <-ctx.Done():
-			return
-		case <-j.wake:
-		case <-poll.C:
-			poll.Reset(aiPollEvery)
+		var alive []string
+		if sweep {
 			alive = j.alive(ctx)
 			if polls++; polls%aiPruneEvery == 1 {
 				if n, err := j.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
@@ -136,6 +116,26 @@ func (j *aiJobs) dispatch(ctx context.Context, run func(ctx context.Context, pos
 					j.logger.Warn("ai: jobs given up after repeated lost claims", "jobs", n, "attempts", sqlstore.JobAttempts)
 				}
 			}
+		}
+		for {
+			select {
+			case j.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			job, err := j.jobs.Claim(ctx, alive)
+			if err != nil && ctx.Err() == nil {
+				j.logger.Warn("ai: claim a job", "err", err)
+			}
+			if job == nil {
+				<-j.slots
+				break
+			}
+			j.waiter.Found()
+			j.queue.Submit(func(jctx context.Context) {
+				defer func() { <-j.slots }()
+				j.runJob(jctx, job, run)
+			})
 		}
 	}
 }

@@ -215,6 +215,7 @@ func New(ctx context.Context, d Deps) (*Blog, error) {
 		return nil, err
 	}
 	b.ai = newAIJobs(d)
+	b.ai.waiter.Enabled = func(ctx context.Context) bool { return b.settings.Get(ctx).AI.Enabled }
 	b.fed = newFedWork(b, d)
 	if !d.EnqueueOnly {
 		b.ai.start(b.runAIJob)

@@ -3,6 +3,8 @@ package blog
 import (
 	"context"
 	"time"
+
+	"folio/sqlstore"
 )
 
 // PostPageQuery returns the query of one page of a post list and its
@@ -56,3 +58,28 @@ func (b *Blog) SetMediaLimits(files int, fileSize int64, total time.Duration) {
 
 // SettingLabels is the labels the console's refusals name settings by.
 func SettingLabels() map[string]string { return settingLabels() }
+
+// IdleJobs starts the AI and federation dispatchers of a blog built with
+// EnqueueOnly, each waiting on a ticker of its own that tick drives (it
+// returns once every dispatcher took its tick, so is done with the one
+// before) and on clock for its sweeps; claims counts the claim statements
+// they sent, submit queues an AI job as saving a post does.
+func (b *Blog) IdleJobs(clock func() time.Time) (tick func(), claims func() int64, submit func(postID string)) {
+	ws := []*sqlstore.JobWaiter{b.ai.waiter, b.fed.post.waiter, b.fed.fanout.waiter, b.fed.deliver.waiter}
+	ticks := make([]chan time.Time, len(ws))
+	for i, w := range ws {
+		ticks[i] = make(chan time.Time)
+		w.Tick, w.Clock = ticks[i], clock
+	}
+	b.ai.start(b.runAIJob)
+	b.fed.start(func(ctx context.Context) { <-ctx.Done() })
+	tick = func() {
+		for _, c := range ticks {
+			c <- clock()
+		}
+	}
+	claims = func() int64 {
+		return b.ai.jobs.Claims() + b.fed.post.jobs.Claims() + b.fed.fanout.jobs.Claims() + b.fed.deliver.jobs.Claims()
+	}
+	return tick, claims, func(id string) { b.ai.submit(context.Background(), id) }
+}

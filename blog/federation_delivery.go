@@ -49,10 +49,7 @@ const (
 	// fedClaimFor is how long a claim holds: longer than one request
 	// (fedTimeout) or one page of a fan-out takes.
 	fedClaimFor = fedTimeout + 2*time.Minute
-	// fedPollEvery is how often a process looks for jobs queued by
-	// another one, due retries, or jobs left by a dead one.
-	fedPollEvery = 3 * time.Second
-	// fedPruneEvery polls, lost jobs are marked failed and old
+	// fedPruneEvery sweeps (sqlstore.JobWaiter), lost jobs are marked failed and old
 	// activities pruned.
 	fedPruneEvery = 100
 	// fedGiveUpAfter is how long a delivery is retried, from its first
@@ -137,7 +134,10 @@ func newFedWork(b *Blog, d Deps) *fedWork {
 	q := func(kind string, workers int, run func(context.Context, *sqlstore.Job) time.Time) *fedQueue {
 		j := sqlstore.NewJobs(d.DB, kind, instance, fedClaimFor)
 		j.Now = w.now
-		return &fedQueue{work: w, jobs: j, workers: workers, run: run, wake: make(chan struct{}, 1)}
+		fq := &fedQueue{work: w, jobs: j, workers: workers, run: run, wake: make(chan struct{}, 1)}
+		fq.waiter = sqlstore.NewJobWaiter(j, fq.wake)
+		fq.waiter.Enabled = func(ctx context.Context) bool { return b.fedSettings(ctx).Enabled }
+		return fq
 	}
 	w.post = q(fedPostKind, fedPostWorkers, b.runFederatePost)
 	w.fanout = q(fedFanoutKind, fedFanoutWorkers, b.runFanout)
@@ -274,6 +274,7 @@ type fedQueue struct {
 	hold func(subject string) (release func(), ok bool)
 
 	wake    chan struct{}
+	waiter  *sqlstore.JobWaiter
 	slots   chan struct{} // one per busy worker
 	running sync.WaitGroup
 	// jobsCtx is the running jobs' context: cancelled when close gives
@@ -295,8 +296,11 @@ func (q *fedQueue) start() {
 	}()
 }
 
-// notify wakes the dispatcher after this process queued jobs.
+// notify wakes the dispatcher after this process queued jobs, and tells
+// the other processes' dispatchers too: jobs EnqueueAll queued in a
+// transaction are announced only now that it committed.
 func (q *fedQueue) notify() {
+	q.jobs.Announce()
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -304,58 +308,64 @@ func (q *fedQueue) notify() {
 }
 
 // dispatch claims jobs while a worker is free, as aiJobs.dispatch does:
-// a wake claims pending jobs only; a poll also takes over the jobs of dead
-// processes, and now and then prunes.
+// a wake claims pending jobs only; a sweep also takes over the jobs of
+// dead processes, and now and then prunes. No sweep runs while federation
+// is off.
 func (q *fedQueue) dispatch(ctx context.Context) {
-	poll := time.NewTimer(0) // at once: jobs left by a restart
-	defer poll.Stop()
 	polls := 0
-	var alive []string
 	for {
-		select {
-		case q.slots <- struct{}{}:
-		case <-ctx.Done():
+		sweep, ok := q.waiter.Wait(ctx)
+		if !ok {
 			return
 		}
-		var except []string
-		if q.except != nil {
-			except = q.except()
-		}
-		job, err := q.jobs.ClaimExcept(ctx, alive, except)
-		if err != nil && ctx.Err() == nil {
-			q.work.logger.Warn("federation: claim a job", "kind", q.jobs.Kind, "err", err)
-		}
-		if job != nil {
-			release, ok := func() {}, true
-			if q.hold != nil {
-				release, ok = q.hold(job.Subject)
-			}
-			if !ok {
-				q.putBack(ctx, job)
-				<-q.slots
-				continue
-			}
-			q.running.Add(1)
-			go func() {
-				defer func() { release(); <-q.slots; q.running.Done() }()
-				q.runJob(job)
-			}()
-			continue
-		}
-		<-q.slots
-		alive = nil
-		select {
-		case <-ctx.Done():
-			return
-		case <-q.wake:
-		case <-poll.C:
-			poll.Reset(fedPollEvery)
+		var alive []string
+		if sweep {
 			alive = q.work.alive(ctx)
 			if polls++; polls%fedPruneEvery == 1 {
 				q.prune(ctx, alive)
 			}
 		}
+		for q.claimOne(ctx, alive) {
+		}
 	}
+}
+
+// claimOne waits for a free worker, claims a job and starts it; it
+// reports whether it found one.
+func (q *fedQueue) claimOne(ctx context.Context, alive []string) bool {
+	select {
+	case q.slots <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	var except []string
+	if q.except != nil {
+		except = q.except()
+	}
+	job, err := q.jobs.ClaimExcept(ctx, alive, except)
+	if err != nil && ctx.Err() == nil {
+		q.work.logger.Warn("federation: claim a job", "kind", q.jobs.Kind, "err", err)
+	}
+	if job == nil {
+		<-q.slots
+		return false
+	}
+	q.waiter.Found()
+	release, ok := func() {}, true
+	if q.hold != nil {
+		release, ok = q.hold(job.Subject)
+	}
+	if !ok {
+		q.putBack(ctx, job)
+		<-q.slots
+		return true
+	}
+	q.running.Add(1)
+	go func() {
+		defer func() { release(); <-q.slots; q.running.Done() }()
+		q.runJob(job)
+	}()
+	return true
 }
 
 // prune marks failed the jobs whose claims kept being lost and, on the

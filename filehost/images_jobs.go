@@ -17,11 +17,8 @@ const (
 	// imageClaimFor is how long a claim holds: far past what decoding the
 	// largest image takes while waiting for the pixel budget.
 	imageClaimFor = 10 * time.Minute
-	// imagePollEvery is how often a process looks for jobs queued by
-	// another one, or left by one that died; a process wakes its own
-	// worker at once when it queues a job.
-	imagePollEvery = 3 * time.Second
-	// imagePruneEvery polls, the exhausted and old failed jobs are pruned.
+	// imagePruneEvery sweeps (sqlstore.JobWaiter), the exhausted and old
+	// failed jobs are pruned.
 	imagePruneEvery = 20
 )
 
@@ -62,32 +59,35 @@ func (s *Service) queueImages(ctx context.Context, objectID string) {
 // time (decoding is bounded by the pixel budget anyway), until ctx ends;
 // a job it was running then goes back to the queue.
 func (s *Service) RunImageJobs(ctx context.Context) {
-	poll := time.NewTimer(0) // at once: jobs left by a restart
-	defer poll.Stop()
 	polls := 0
-	var alive []string
+	// A process wakes its own worker at once when it queues a job; jobs
+	// of other processes show through the queue's change counter or the
+	// sweep (sqlstore.JobWaiter).
+	w := sqlstore.NewJobWaiter(s.images.jobs, s.images.wake)
 	for {
-		job, err := s.images.jobs.Claim(ctx, alive)
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("images: claim a job", "err", err)
-		}
-		if job != nil {
-			s.runImageJob(ctx, job)
-			continue
-		}
-		alive = nil
-		select {
-		case <-ctx.Done():
+		sweep, ok := w.Wait(ctx)
+		if !ok {
 			return
-		case <-s.images.wake:
-		case <-poll.C:
-			poll.Reset(imagePollEvery)
+		}
+		var alive []string
+		if sweep {
 			alive = s.aliveInstances(ctx)
 			if polls++; polls%imagePruneEvery == 1 {
 				if _, err := s.images.jobs.Prune(ctx, alive); err != nil && ctx.Err() == nil {
 					s.log.Warn("images: prune jobs", "err", err)
 				}
 			}
+		}
+		for {
+			job, err := s.images.jobs.Claim(ctx, alive)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("images: claim a job", "err", err)
+			}
+			if job == nil {
+				break
+			}
+			w.Found()
+			s.runImageJob(ctx, job)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,17 @@ type Jobs struct {
 	// process never loses a claim to the deadline.
 	ClaimFor time.Duration
 	Now      func() time.Time
+
+	// queued is bumped whenever a job becomes pending, so that idle
+	// dispatchers of every process sharing the counters see new work with
+	// one atomic load instead of a query (JobWaiter).
+	queued Counter
+	// due is the earliest run_after this process set (EnqueueAt, Retry),
+	// in Unix nanoseconds of Now; 0: none.
+	due atomic.Int64
+	// claims counts the claim statements sent: what an idle dispatcher
+	// must not send (tests).
+	claims atomic.Int64
 }
 
 // Job is one claimed job. Subject is what it works on (a post id); Attempt
@@ -50,8 +62,26 @@ const jobsKeepFailed = 24 * time.Hour
 
 // NewJobs returns the queue of kind on db, claimed by instance.
 func NewJobs(db *DB, kind, instance string, claim time.Duration) *Jobs {
-	return &Jobs{db: db, Kind: kind, Instance: instance, ClaimFor: claim, Now: time.Now}
+	return &Jobs{db: db, Kind: kind, Instance: instance, ClaimFor: claim, Now: time.Now,
+		queued: db.Changes().Counter("jobs." + kind)}
 }
+
+// announce tells idle dispatchers that a job is pending, or will be at
+// at (zero: now).
+func (q *Jobs) announce(at time.Time) {
+	if !at.IsZero() && at.After(q.Now()) {
+		for {
+			old := q.due.Load()
+			if old != 0 && old <= at.UnixNano() || q.due.CompareAndSwap(old, at.UnixNano()) {
+				break
+			}
+		}
+	}
+	q.queued.Bump()
+}
+
+// Claims counts the claim statements this queue sent.
+func (q *Jobs) Claims() int64 { return q.claims.Load() }
 
 // Enqueue adds a pending job for subject. A job for subject that is still
 // pending makes this a no-op: it will read the subject as it is when it
@@ -63,6 +93,7 @@ func (q *Jobs) Enqueue(ctx context.Context, subject string) error {
 	if err != nil {
 		return fmt.Errorf("sqlstore: enqueue %s job: %w", q.Kind, err)
 	}
+	q.announce(time.Time{})
 	return nil
 }
 
@@ -75,6 +106,7 @@ func (q *Jobs) EnqueueAt(ctx context.Context, subject string, at time.Time) erro
 	if err != nil {
 		return fmt.Errorf("sqlstore: enqueue %s job: %w", q.Kind, err)
 	}
+	q.announce(at)
 	return nil
 }
 
@@ -85,7 +117,8 @@ const enqueueBatch = 500
 // EnqueueAll adds a pending job for each of subjects, as Enqueue does one
 // (a subject already pending is skipped), in statements of many rows: the
 // path of a fan-out that queues thousands. q may be a transaction, so
-// that the jobs are queued together with what they stand for.
+// that the jobs are queued together with what they stand for; the caller
+// then calls Announce once it committed.
 func (q *Jobs) EnqueueAll(ctx context.Context, db Querier, subjects []string) error {
 	now := FromTime(q.Now())
 	for len(subjects) > 0 {
@@ -105,15 +138,21 @@ func (q *Jobs) EnqueueAll(ctx context.Context, db Querier, subjects []string) er
 		}
 		subjects = subjects[n:]
 	}
+	q.announce(time.Time{})
 	return nil
 }
+
+// Announce tells the idle dispatchers of every process sharing the change
+// counters that jobs are pending: for jobs EnqueueAll queued in a
+// transaction, once it committed (its own announcement may come first).
+func (q *Jobs) Announce() { q.announce(time.Time{}) }
 
 // Retry puts a job that failed back in the queue, not to be claimed
 // before at, with its Tries one higher and its claims counted afresh: a
 // clean failure is not a crash. When a newer pending job for the same
 // subject exists, that one will do and this one is deleted.
 func (q *Jobs) Retry(ctx context.Context, j *Job, at time.Time) error {
-	return q.db.Tx(ctx, func(tx *Tx) error {
+	err := q.db.Tx(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE jobs SET state = 'pending', claimed_by = '', claim_until = 0,
 			attempts = 0, tries = tries + 1, run_after = $4, updated_at = $5
 			WHERE id = $1 AND claimed_by = $2 AND attempts = $3 AND NOT EXISTS (
@@ -129,6 +168,10 @@ func (q *Jobs) Retry(ctx context.Context, j *Job, at time.Time) error {
 			j.ID, q.Instance, j.Attempt)
 		return err
 	})
+	if err == nil {
+		q.announce(at)
+	}
+	return err
 }
 
 // Claim claims the oldest pending job, and when alive is not nil also the
@@ -166,6 +209,7 @@ func (q *Jobs) ClaimExcept(ctx context.Context, alive, except []string) (*Job, e
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var j Job
+	q.claims.Add(1)
 	err := q.db.QueryRowWrite(ctx, `UPDATE jobs SET state = 'running', claimed_by = $1, claim_until = $2,
 		attempts = attempts + 1, updated_at = $3
 		WHERE id = (SELECT id FROM jobs WHERE kind = $4 AND attempts < $5 AND (state = 'pending' AND run_after <= $3`+skip+takeover+`)
@@ -195,7 +239,7 @@ func (q *Jobs) Done(ctx context.Context, j *Job) error {
 // When a newer pending job for the same subject exists, that one will do
 // and this one is deleted.
 func (q *Jobs) Release(ctx context.Context, j *Job) error {
-	return q.db.Tx(ctx, func(tx *Tx) error {
+	err := q.db.Tx(ctx, func(tx *Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE jobs SET state = 'pending', claimed_by = '', claim_until = 0,
 			attempts = attempts - 1, updated_at = $4
 			WHERE id = $1 AND claimed_by = $2 AND attempts = $3 AND NOT EXISTS (
@@ -211,6 +255,10 @@ func (q *Jobs) Release(ctx context.Context, j *Job) error {
 			j.ID, q.Instance, j.Attempt)
 		return err
 	})
+	if err == nil {
+		q.announce(time.Time{})
+	}
+	return err
 }
 
 // Prune marks failed the jobs whose last allowed claim was lost (their

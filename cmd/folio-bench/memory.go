@@ -41,6 +41,7 @@ func memoryBench(args []string) error {
 	dsn := fs.String("postgres", "", "PostgreSQL DSN of an empty database (default: a SQLite file)")
 	posts := fs.Int("posts", 200, "posts to seed")
 	logPath := fs.String("log", "", "keep the server's log in this file")
+	breakdown := fs.Bool("breakdown", false, "turn the server's metrics listener on and print where its memory goes at each idle sample (the listener costs some memory itself)")
 	fs.Parse(args)
 
 	dir, err := os.MkdirTemp("", "folio-memory-")
@@ -54,7 +55,18 @@ func memoryBench(args []string) error {
 	if *logPath == "" {
 		*logPath = filepath.Join(dir, "folio.log")
 	}
-	p, err := startFolio(*bin, dir, *dsn, *logPath)
+	var metricsAddr string
+	var extra func(string) string
+	if *breakdown {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		metricsAddr = ln.Addr().String()
+		ln.Close()
+		extra = func(string) string { return "metrics.addr = " + metricsAddr + "\n" }
+	}
+	p, err := startFolioWith(*bin, dir, *dsn, *logPath, extra)
 	if err != nil {
 		return err
 	}
@@ -102,8 +114,78 @@ func memoryBench(args []string) error {
 		}
 		time.Sleep(time.Until(start.Add(at)))
 		fmt.Printf("RSS %3.0f s after the load: %s\n", at.Seconds(), p.memory())
+		if *breakdown {
+			fmt.Printf("  %s\n  %s\n", p.mappings(), goMemory(metricsAddr))
+		}
 	}
 	return nil
+}
+
+// mappings sums the resident memory of the process's mappings by kind:
+// the program file, other files (shared libraries), the brk heap (C
+// allocations), thread stacks and anonymous mappings (the Go heap and
+// stacks, and the C heap's other arenas).
+func (p *folioProcess) mappings() string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", p.cmd.Process.Pid))
+	if err != nil {
+		return err.Error()
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p.cmd.Process.Pid))
+	sums := map[string]int64{}
+	kind := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			switch name := strings.Join(f[5:], " "); {
+			case name == exe:
+				kind = "program"
+			case name == "[heap]":
+				kind = "brk heap"
+			case strings.HasPrefix(name, "[stack"):
+				kind = "stack"
+			case name == "":
+				kind = "anonymous"
+			case strings.HasPrefix(name, "["):
+				kind = "kernel"
+			default:
+				kind = "other files"
+			}
+			continue
+		}
+		if len(f) >= 2 && f[0] == "Rss:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			sums[kind] += kb << 10
+		}
+	}
+	var out []string
+	for _, k := range []string{"program", "other files", "brk heap", "anonymous", "stack", "kernel"} {
+		out = append(out, k+" "+mib(sums[k]))
+	}
+	return "mappings: " + strings.Join(out, ", ")
+}
+
+// goMemory reads the Go runtime's view from the server's /metrics.
+func goMemory(addr string) string {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, name := range []string{"go_memory_total_bytes", "go_memory_heap_objects_bytes", "go_goroutines", "folio_db_open_connections", "folio_db_idle_connections"} {
+			if v, ok := strings.CutPrefix(line, name); ok && (v[0] == ' ' || v[0] == '{') {
+				if strings.HasSuffix(name, "bytes") {
+					n, _ := strconv.ParseFloat(strings.Fields(v)[len(strings.Fields(v))-1], 64)
+					out = append(out, name+" "+mib(int64(n)))
+				} else {
+					out = append(out, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	return "runtime: " + strings.Join(out, ", ")
 }
 
 // folioProcess is a running folio server.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,12 @@ const (
 	releasePeriod = 10 * time.Second
 	busyRequests  = 100
 	quietRequests = 10
+	// idleGCPercent is the collector's GOGC from a release until the next
+	// request: the heap may grow by a quarter of what is live before a
+	// collection, not by all of it, so the idle work that follows a burst
+	// (the image jobs its uploads queued, the background loops) does not
+	// fill the heap back up to twice its live size and keep it.
+	idleGCPercent = 25
 )
 
 // memoryReleaser gives memory back to the system once a burst of requests
@@ -25,9 +32,23 @@ const (
 type memoryReleaser struct {
 	requests atomic.Uint64
 	release  func(context.Context)
+	// settle, when not nil, runs at the end of the quiet period after a
+	// release: the release itself and the first idle work (a collection
+	// scanning stacks, the background loops) read parts of the program
+	// back in and grow the heap a little, and a second, lighter pass gives
+	// those back too (docs/design.md#memory).
+	settle func()
 
-	seen uint64 // requests counted at the last observation
-	busy bool   // a burst was seen and nothing has been released since
+	// gcPercent is the GOGC a request restores after a release lowered it
+	// to idleGCPercent; idleGC says that it is lowered.
+	gcPercent int
+	idleGC    atomic.Bool
+
+	lowerIdleGC bool // lower GOGC after a release (not in unit tests of observe)
+
+	seen     uint64 // requests counted at the last observation
+	busy     bool   // a burst was seen and nothing has been released since
+	released bool   // released at the last observation
 }
 
 // newMemoryReleaser releases with release, then hands the Go heap's free
@@ -36,17 +57,45 @@ type memoryReleaser struct {
 func newMemoryReleaser(release func(context.Context)) *memoryReleaser {
 	return &memoryReleaser{release: func(ctx context.Context) {
 		release(ctx)
+		// A first collection only moves the burst's pooled buffers (the
+		// sync.Pools of the HTTP server and the renderers) to the pools'
+		// victim caches and queues the finalizers of closed connections;
+		// the collection FreeOSMemory runs then frees them, before it
+		// hands the free pages back (docs/design.md#memory).
+		runtime.GC()
 		debug.FreeOSMemory()
 		_ = dropProgramPages()
-	}}
+	}, settle: func() {
+		debug.FreeOSMemory()
+		_ = dropProgramPages()
+	}, lowerIdleGC: true}
 }
 
 // Middleware counts requests.
 func (m *memoryReleaser) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.requests.Add(1)
+		if m.idleGC.Load() && m.idleGC.CompareAndSwap(true, false) {
+			debug.SetGCPercent(m.gcPercent)
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// lowerGC sets idleGCPercent until the next request, unless the collector
+// is already at least as eager (GOGC=25, or off: GOGC=off with a
+// GOMEMLIMIT is the operator's choice).
+func (m *memoryReleaser) lowerGC() {
+	if m.idleGC.Load() {
+		return
+	}
+	prev := debug.SetGCPercent(idleGCPercent)
+	if prev < 0 || prev <= idleGCPercent {
+		debug.SetGCPercent(prev)
+		return
+	}
+	m.gcPercent = prev
+	m.idleGC.Store(true)
 }
 
 // observe closes a period: it notes a burst, or releases memory when the
@@ -55,13 +104,21 @@ func (m *memoryReleaser) observe(ctx context.Context) bool {
 	n := m.requests.Load()
 	during := n - m.seen
 	m.seen = n
+	after := m.released
+	m.released = false
 	switch {
 	case during >= busyRequests:
 		m.busy = true
 	case m.busy && during < quietRequests:
 		m.busy = false
 		m.release(ctx)
+		m.released = true
+		if m.lowerIdleGC {
+			m.lowerGC()
+		}
 		return true
+	case after && during < quietRequests && m.settle != nil:
+		m.settle()
 	}
 	return false
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
 	"testing"
 )
 
@@ -29,5 +32,74 @@ func TestMemoryReleaserReleasesOnceWhenABurstEnds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMemoryReleaserSettlesOnceInTheQuietPeriodAfterARelease(t *testing.T) {
+	tests := []struct {
+		name    string
+		periods []uint64 // requests in each period
+		want    []bool   // settled at the end of each period
+	}{
+		{"idle site", []uint64{0, 0, 0}, []bool{false, false, false}},
+		{"burst then quiet", []uint64{500, 0, 0, 0}, []bool{false, false, true, false}},
+		{"burst, quiet, trickle", []uint64{500, 0, 20, 0}, []bool{false, false, false, false}},
+		{"burst, quiet, burst", []uint64{500, 0, 500, 0, 0}, []bool{false, false, false, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			settled := 0
+			m := &memoryReleaser{release: func(context.Context) {}, settle: func() { settled++ }}
+			for i, n := range tt.periods {
+				m.requests.Add(n)
+				before := settled
+				m.observe(context.Background())
+				if got := settled > before; got != tt.want[i] {
+					t.Fatalf("period %d (%d requests): settled %v, want %v", i, n, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// gcPercent reads GOGC.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+func TestMemoryReleaserLowersGOGCUntilTheNextRequest(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	m := &memoryReleaser{release: func(context.Context) {}, lowerIdleGC: true}
+	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	m.requests.Add(500)
+	m.observe(context.Background())
+	if got := gcPercent(); got != 100 {
+		t.Fatalf("GOGC %d during a burst, want 100", got)
+	}
+	if !m.observe(context.Background()) {
+		t.Fatal("the quiet period after a burst released nothing")
+	}
+	if got := gcPercent(); got != idleGCPercent {
+		t.Fatalf("GOGC %d after a release, want %d", got, idleGCPercent)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if got := gcPercent(); got != 100 {
+		t.Fatalf("GOGC %d after the next request, want 100 back", got)
+	}
+}
+
+func TestMemoryReleaserLeavesAnEagerOrDisabledCollectorAlone(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, gogc := range []int{10, -1} {
+		debug.SetGCPercent(gogc)
+		m := &memoryReleaser{release: func(context.Context) {}, lowerIdleGC: true}
+		m.requests.Add(500)
+		m.observe(context.Background())
+		m.observe(context.Background())
+		if got := gcPercent(); got != gogc {
+			t.Fatalf("GOGC %d after a release from %d, want it kept", got, gogc)
+		}
 	}
 }
