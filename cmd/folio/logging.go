@@ -29,9 +29,13 @@ type asyncLog struct {
 // logItem is a record to write, or an access log line, which the
 // goroutine makes a record of: the request hands over a few words and
 // builds nothing.
+//
+// A record is held by pointer: access lines, the many, are values, and
+// the queue's buffer, allocated whole and kept for the life of the
+// process, stays small on an idle server.
 type logItem struct {
 	h      slog.Handler
-	r      slog.Record
+	r      *slog.Record
 	access httpx.AccessLine
 	isLine bool
 	format lineFormat // how to write access without slog, when it can be
@@ -47,8 +51,10 @@ const (
 	jsonFormat
 )
 
-// logQueue is how many lines may wait to be written before logging waits.
-const logQueue = 4096
+// logQueue is how many lines may wait to be written before logging waits:
+// tens of milliseconds of the busiest load, since the goroutine writes a
+// burst's lines together.
+const logQueue = 1024
 
 func newAsyncLog(w io.Writer) *asyncLog {
 	l := &asyncLog{ch: make(chan logItem, logQueue), out: bufio.NewWriterSize(w, 32<<10), done: make(chan struct{})}
@@ -67,7 +73,7 @@ func (l *asyncLog) run() {
 		case it.isLine:
 			_ = it.h.Handle(context.Background(), it.access.Record())
 		default:
-			_ = it.h.Handle(context.Background(), it.r)
+			_ = it.h.Handle(context.Background(), *it.r)
 		}
 		// Write out once nothing more is waiting: a burst shares writes,
 		// a lone line goes out at once.
@@ -115,7 +121,8 @@ func (h asyncHandler) Enabled(ctx context.Context, level slog.Level) bool {
 func (h asyncHandler) Handle(ctx context.Context, r slog.Record) error {
 	h.l.mu.RLock()
 	if !h.l.closed {
-		h.l.ch <- logItem{h: h.inner, r: r.Clone()}
+		r = r.Clone()
+		h.l.ch <- logItem{h: h.inner, r: &r}
 		h.l.mu.RUnlock()
 		return nil
 	}
