@@ -40,10 +40,13 @@ func newPageCache() *pageCache {
 }
 
 // get returns the page cached under key for the state tag.
-func (c *pageCache) get(key string, tag stateTag) *answer {
+func (c *pageCache) get(key string, tag stateTag) *answer { return c.getBytes([]byte(key), tag) }
+
+// getBytes is get of a key in a buffer: looked up without a string made.
+func (c *pageCache) getBytes(key []byte, tag stateTag) *answer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[key]
+	e, ok := c.entries[string(key)]
 	if !ok || !e.tag.equal(tag) {
 		return nil
 	}

@@ -57,11 +57,15 @@ func (s *Site) handle(h siteHandler) http.Handler {
 				// have changed have reached this one.
 				if settled || local {
 					tag = st.tag
-					key = httpx.BaseURL(r) + r.URL.RequestURI()
-					if a := s.cache.get(key, tag); a != nil {
+					// The key is made in a buffer on the stack: a
+					// cached page is found without a string made.
+					var buf [128]byte
+					k := append(append(buf[:0], httpx.BaseURL(r)...), r.URL.RequestURI()...)
+					if a := s.cache.getBytes(k, tag); a != nil {
 						s.write(w, r, a, changed)
 						return
 					}
+					key = string(k)
 				}
 			}
 		}
@@ -186,10 +190,11 @@ type formattedTime struct {
 func notModified(r *http.Request, etag string, changed time.Time) bool {
 	inm := r.Header.Get("If-None-Match")
 	if inm == "" {
-		if changed.IsZero() {
+		ims := r.Header.Get("If-Modified-Since")
+		if changed.IsZero() || ims == "" { // no date to parse, and no error to make
 			return false
 		}
-		since, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
+		since, err := http.ParseTime(ims)
 		return err == nil && !changed.After(since)
 	}
 	for _, t := range strings.Split(inm, ",") {

@@ -136,6 +136,7 @@ type Service struct {
 	missLimit *httpx.RateLimiter
 
 	metrics Metrics
+	fixed   *fixedValues // header values serveBytes shares
 
 	// accelerator hands file downloads to the proxy in front; nil: Folio
 	// sends them.
@@ -207,5 +208,6 @@ func newService(d Deps) *Service {
 		shareLimit:    httpx.NewRateLimiter(5, time.Minute),
 		missLimit:     httpx.NewRateLimiter(missesPerMinute, time.Minute),
 		metrics:       d.Metrics,
+		fixed:         newFixedValues(),
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"folio/httpx"
@@ -31,7 +33,7 @@ func (s *Service) shortLink(prefix string) http.Handler {
 		// Only /i/ has sizes (docs/filehost.md#sizes).
 		width, badWidth := 0, error(nil)
 		if prefix == "i" && r.URL.RawQuery != "" {
-			width, badWidth = requestedWidth(r.URL.Query())
+			width, badWidth = requestedWidth(r.URL.RawQuery)
 		}
 		v, local := s.fileChanges()
 	lookup:
@@ -177,6 +179,41 @@ type sending struct {
 	modified       time.Time
 	hdr            struct{ ctype, etag, lastMod, disposition []string }
 	sandbox        bool
+	// key is where a thumbnail's or an image size's bytes are stored
+	// (the original's is its target's key).
+	key string
+	// length is the Content-Length value of the bytes last sent, made
+	// again only when their length differs.
+	length atomic.Pointer[lengthValue]
+}
+
+type lengthValue struct {
+	n int
+	v []string
+}
+
+// contentLength is the Content-Length value of n bytes sent as sv.
+func (sv *sending) contentLength(n int) []string {
+	if l := sv.length.Load(); l != nil && l.n == n {
+		return l.v
+	}
+	l := &lengthValue{n: n, v: []string{strconv.Itoa(n)}}
+	sv.length.Store(l)
+	return l.v
+}
+
+// fixedValues are the header values every sending of served content
+// shares, made once: value slices of length 1 are never appended to in
+// place.
+type fixedValues struct{ nosniff, immutable, acceptRanges, sandbox []string }
+
+func newFixedValues() *fixedValues {
+	return &fixedValues{
+		nosniff:      []string{"nosniff"},
+		immutable:    []string{"public, max-age=31536000, immutable"},
+		acceptRanges: []string{"bytes"},
+		sandbox:      []string{"sandbox"},
+	}
 }
 
 func newSending(mimetype, etag string, modified time.Time, disposition string) *sending {
@@ -193,16 +230,46 @@ func newSending(mimetype, etag string, modified time.Time, disposition string) *
 }
 
 // sendings are a link target's ways out: inline (/i/, /v/, /a/),
-// attachment (/f/) and its thumbnail (/t/).
-type sendings struct{ inline, attachment, thumb *sending }
+// attachment (/f/), its thumbnail (/t/) and its sizes (/i/?w=), the
+// sizes made on their first request, one per entry of variantWidths.
+type sendings struct {
+	inline, attachment, thumb *sending
+	sizes                     []atomic.Pointer[sending]
+}
 
 func newSendings(t linkTarget) sendings {
 	etag := `"` + t.md5 + `"`
+	isJPEG := thumbJPEG(t.mimetype)
+	thumb := newSending(thumbType(isJPEG), `"t-`+t.md5+`"`, t.createdAt, "")
+	thumb.key = thumbKey(t.objectID, isJPEG)
 	return sendings{
 		inline:     newSending(t.mimetype, etag, t.createdAt, contentDisposition("inline", t.name)),
 		attachment: newSending(t.mimetype, etag, t.createdAt, contentDisposition("attachment", t.name)),
-		thumb:      newSending(thumbType(thumbJPEG(t.mimetype)), `"t-`+t.md5+`"`, t.createdAt, ""),
+		thumb:      thumb,
+		sizes:      make([]atomic.Pointer[sending], len(variantWidths)),
 	}
+}
+
+// size is the sending of t's image size of width n, one of
+// variantWidths.
+func (t linkTarget) size(n int) *sending {
+	i := slices.Index(variantWidths, n)
+	if i < 0 || i >= len(t.sent.sizes) { // a target made without sendings
+		return newSize(t, n)
+	}
+	if sv := t.sent.sizes[i].Load(); sv != nil {
+		return sv
+	}
+	sv := newSize(t, n)
+	t.sent.sizes[i].Store(sv)
+	return sv
+}
+
+func newSize(t linkTarget, n int) *sending {
+	isJPEG := thumbJPEG(t.mimetype)
+	sv := newSending(thumbType(isJPEG), `"w`+strconv.Itoa(n)+`-`+t.md5+`"`, t.createdAt, "")
+	sv.key = variantKey(t.objectID, n, isJPEG)
+	return sv
 }
 
 // serveBytes sends content held in memory. A plain GET or HEAD, with or
@@ -222,13 +289,13 @@ func (s *Service) serveBytes(w http.ResponseWriter, r *http.Request, b []byte, s
 		}
 	}
 	h["Content-Type"] = sv.hdr.ctype
-	h["X-Content-Type-Options"] = []string{"nosniff"}
+	h["X-Content-Type-Options"] = s.fixed.nosniff
 	h["Etag"] = sv.hdr.etag
 	if _, ok := h["Cache-Control"]; !ok { // a share link's bytes set their own
-		h["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
+		h["Cache-Control"] = s.fixed.immutable
 	}
 	if sv.sandbox {
-		h["Content-Security-Policy"] = []string{"sandbox"}
+		h["Content-Security-Policy"] = s.fixed.sandbox
 	}
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagListed(strings.Join(inm, ","), sv.etag) {
 		delete(h, "Content-Type") // as http.ServeContent's 304
@@ -238,8 +305,8 @@ func (s *Service) serveBytes(w http.ResponseWriter, r *http.Request, b []byte, s
 	if sv.hdr.lastMod != nil {
 		h["Last-Modified"] = sv.hdr.lastMod
 	}
-	h["Accept-Ranges"] = []string{"bytes"}
-	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	h["Accept-Ranges"] = s.fixed.acceptRanges
+	h["Content-Length"] = sv.contentLength(len(b))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		n, _ := w.Write(b)

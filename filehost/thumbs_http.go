@@ -30,7 +30,7 @@ func (s *Service) handleThumb(w http.ResponseWriter, r *http.Request) {
 			keepPrivate(w)
 		}
 		sv := t.sent.thumb
-		key := thumbKey(t.objectID, thumbJPEG(t.mimetype))
+		key := sv.key
 		if s.accel(w, r, key, sv) {
 			return
 		}

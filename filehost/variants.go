@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/image/draw"
 )
@@ -28,10 +29,20 @@ var errBadWidth = errors.New("w must be one of 160, 320, 480, 640, 800, 960, 128
 // faithful copy of it (an animation): the original is served instead.
 var errServeOriginal = errors.New("serve the original")
 
-// requestedWidth reads the w query parameter: 0 when there is none.
-func requestedWidth(q url.Values) (int, error) {
-	vs, ok := q["w"]
-	if !ok {
+// requestedWidth reads the w query parameter of a raw query: 0 when
+// there is none. The query a srcset sends, w=N alone, is read without
+// parsing it into a map: it is what url.ParseQuery would find in it.
+func requestedWidth(rawQuery string) (int, error) {
+	if v, ok := strings.CutPrefix(rawQuery, "w="); ok && !strings.ContainsAny(v, "&;%+=") {
+		return widthValues([]string{v})
+	}
+	q, _ := url.ParseQuery(rawQuery) // as URL.Query: what parsed
+	return widthValues(q["w"])
+}
+
+// widthValues reads the values of w: 0 when there are none.
+func widthValues(vs []string) (int, error) {
+	if vs == nil {
 		return 0, nil
 	}
 	if len(vs) != 1 {
@@ -165,6 +176,8 @@ func boxShrink(img image.Image, k int) *image.RGBA {
 // variantWidth reports whether s is one of variantWidths, as a variant's
 // key spells it.
 func variantWidth(s string) bool {
+	// Every width is positive: Itoa(n) spells s unless s has a sign or
+	// leading zeros.
 	n, err := strconv.Atoi(s)
-	return err == nil && strconv.Itoa(n) == s && slices.Contains(variantWidths, n)
+	return err == nil && s[0] != '+' && s[0] != '0' && slices.Contains(variantWidths, n)
 }

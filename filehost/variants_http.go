@@ -3,7 +3,6 @@ package filehost
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"folio/httpx"
 )
@@ -23,9 +22,8 @@ const (
 // serveVariant answers /i/{hash}?w=n for a target its reader may read
 // (docs/filehost.md#sizes), making the variant on first request.
 func (s *Service) serveVariant(w http.ResponseWriter, r *http.Request, t linkTarget, n int, v uint64, local bool) variantOutcome {
-	isJPEG := thumbJPEG(t.mimetype)
-	key := variantKey(t.objectID, n, isJPEG)
-	sv := newSending(thumbType(isJPEG), `"w`+strconv.Itoa(n)+`-`+t.md5+`"`, t.createdAt, "")
+	sv := t.size(n)
+	key := sv.key
 	if s.accel(w, r, key, sv) {
 		return variantServed
 	}

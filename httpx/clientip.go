@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 )
 
 type ctxKey int
@@ -21,6 +22,7 @@ type clientInfo struct {
 	baseURL string
 	https   bool
 	logger  *slog.Logger // the request's, set by AccessLog
+	host    string       // the Host header baseURL was made of (Proxies.Middleware's last)
 }
 
 // Proxies decides what to believe of forwarding headers. X-Forwarded-For,
@@ -70,18 +72,47 @@ func (p Proxies) trusted(a netip.Addr) bool {
 
 // Middleware records the client IP, scheme and base URL of each request.
 func (p Proxies) Middleware(next http.Handler) http.Handler {
+	p.BaseURL = strings.TrimRight(p.BaseURL, "/")
+	// The base URL made last, for the next request from the same host
+	// and scheme, which is almost every one: a string fewer to make.
+	var last atomic.Pointer[clientInfo]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := p.resolve(r)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey, info)))
+		c := &clientContext{Context: r.Context()}
+		p.resolveInto(&c.info, r, &last)
+		next.ServeHTTP(w, r.WithContext(c))
 	})
 }
 
+// clientContext is a request's context with its client record: one
+// allocation where context.WithValue and the record would be two.
+type clientContext struct {
+	context.Context
+	info clientInfo
+}
+
+func (c *clientContext) Value(key any) any {
+	if key == clientKey {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
 func (p Proxies) resolve(r *http.Request) *clientInfo {
+	p.BaseURL = strings.TrimRight(p.BaseURL, "/")
+	info := &clientInfo{}
+	p.resolveInto(info, r, nil)
+	return info
+}
+
+// resolveInto fills info for r; p.BaseURL has no trailing slash. last,
+// when not nil, holds the record of an earlier request whose base URL
+// is reused when its host and scheme are r's.
+func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Pointer[clientInfo]) {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	info := &clientInfo{ip: host, https: r.TLS != nil}
+	info.ip, info.https = host, r.TLS != nil
 	peer, err := netip.ParseAddr(host)
 	if err == nil && !peer.Is4() { // an IPv4 address parses only from its canonical form
 		peer = peer.Unmap()
@@ -90,7 +121,9 @@ func (p Proxies) resolve(r *http.Request) *clientInfo {
 	if err == nil && p.trusted(peer) {
 		// Walk X-Forwarded-For from the right: the first address that is
 		// not one of our proxies is the client.
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+		// The header keys in canonical form, as net/http stores them:
+		// Get would canonicalize them on every request.
+		if xff := r.Header["X-Forwarded-For"]; len(xff) > 0 {
 			hops := strings.Split(strings.Join(xff, ","), ",")
 			for i := len(hops) - 1; i >= 0; i-- {
 				a, perr := netip.ParseAddr(strings.TrimSpace(hops[i]))
@@ -102,12 +135,12 @@ func (p Proxies) resolve(r *http.Request) *clientInfo {
 					break
 				}
 			}
-		} else if xr := strings.TrimSpace(r.Header.Get("X-Real-IP")); xr != "" {
+		} else if xr := strings.TrimSpace(headerValue(r.Header, "X-Real-Ip")); xr != "" {
 			if a, perr := netip.ParseAddr(xr); perr == nil {
 				info.ip = a.Unmap().String()
 			}
 		}
-		switch strings.ToLower(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto"))) {
+		switch strings.ToLower(strings.TrimSpace(headerValue(r.Header, "X-Forwarded-Proto"))) {
 		case "https":
 			info.https = true
 		case "http":
@@ -115,16 +148,32 @@ func (p Proxies) resolve(r *http.Request) *clientInfo {
 		}
 	}
 	if p.BaseURL != "" {
-		info.baseURL = strings.TrimRight(p.BaseURL, "/")
+		info.baseURL = p.BaseURL
 		info.https = strings.HasPrefix(info.baseURL, "https://")
-	} else {
-		scheme := "http"
-		if info.https {
-			scheme = "https"
-		}
-		info.baseURL = scheme + "://" + sanitizeHost(r.Host)
+		return
 	}
-	return info
+	if last != nil {
+		if l := last.Load(); l != nil && l.https == info.https && l.host == r.Host {
+			info.baseURL = l.baseURL
+			return
+		}
+	}
+	scheme := "http"
+	if info.https {
+		scheme = "https"
+	}
+	info.baseURL = scheme + "://" + sanitizeHost(r.Host)
+	if last != nil {
+		last.Store(&clientInfo{https: info.https, host: r.Host, baseURL: info.baseURL})
+	}
+}
+
+// headerValue is h.Get(key) for a key in canonical form.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // sanitizeHost keeps a Host header usable in a link: anything with

@@ -129,7 +129,7 @@ func (l *AccessLine) Record() slog.Record {
 // what Handle would log of the line's Record.
 type AccessHandler interface {
 	slog.Handler
-	HandleAccess(*AccessLine)
+	HandleAccess(AccessLine)
 }
 
 // AccessLog logs one line per request and makes logger the request's logger.
@@ -160,7 +160,7 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			line.End = time.Now()
 			line.Duration = line.End.Sub(start)
 			if access != nil {
-				access.HandleAccess(&line)
+				access.HandleAccess(line)
 				return
 			}
 			_ = logger.Handler().Handle(r.Context(), line.Record())

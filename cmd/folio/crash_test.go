@@ -1008,7 +1008,7 @@ func checkStore(t *testing.T, db *sqlstore.DB, root string, users []crashUser, l
 
 // waitForImageJobs waits, at most a minute, until no job of the file
 // host's background making of image sizes is left.
-func waitForImageJobs(t *testing.T, db *sqlstore.DB) {
+func waitForImageJobs(t testing.TB, db *sqlstore.DB) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {

@@ -137,10 +137,10 @@ func (h asyncHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 // HandleAccess hands an access log line over as Handle does its record.
-func (h asyncHandler) HandleAccess(line *httpx.AccessLine) {
+func (h asyncHandler) HandleAccess(line httpx.AccessLine) {
 	h.l.mu.RLock()
 	if !h.l.closed {
-		h.l.ch <- logItem{h: h.inner, access: *line, isLine: true, format: h.format}
+		h.l.ch <- logItem{h: h.inner, access: line, isLine: true, format: h.format}
 		h.l.mu.RUnlock()
 		return
 	}

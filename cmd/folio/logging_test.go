@@ -105,7 +105,7 @@ func TestAccessLinesWrittenAsSlogWould(t *testing.T) {
 			h := newLoggerAsync(cfg, logs).Handler().(httpx.AccessHandler)
 			ref := newLogger(cfg, &want).Handler()
 			for i := range lines {
-				h.HandleAccess(&lines[i])
+				h.HandleAccess(lines[i])
 				if err := ref.Handle(context.Background(), lines[i].Record()); err != nil {
 					t.Fatal(err)
 				}
