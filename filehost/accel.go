@@ -86,15 +86,7 @@ func (s *Service) accel(w http.ResponseWriter, r *http.Request, key string, sv *
 	if sv.hdr.disposition != nil {
 		h["Content-Disposition"] = sv.hdr.disposition
 	}
-	h["Content-Type"] = sv.hdr.ctype
-	h["X-Content-Type-Options"] = []string{"nosniff"}
-	h["Etag"] = sv.hdr.etag
-	if _, ok := h["Cache-Control"]; !ok { // a share link's bytes set their own
-		h["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
-	}
-	if sv.sandbox {
-		h["Content-Security-Policy"] = []string{"sandbox"}
-	}
+	s.sendingHeaders(h, sv)
 	if sv.hdr.lastMod != nil {
 		h["Last-Modified"] = sv.hdr.lastMod
 	}

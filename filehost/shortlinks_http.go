@@ -288,15 +288,7 @@ func (s *Service) serveBytes(w http.ResponseWriter, r *http.Request, b []byte, s
 			return
 		}
 	}
-	h["Content-Type"] = sv.hdr.ctype
-	h["X-Content-Type-Options"] = s.fixed.nosniff
-	h["Etag"] = sv.hdr.etag
-	if _, ok := h["Cache-Control"]; !ok { // a share link's bytes set their own
-		h["Cache-Control"] = s.fixed.immutable
-	}
-	if sv.sandbox {
-		h["Content-Security-Policy"] = s.fixed.sandbox
-	}
+	s.sendingHeaders(h, sv)
 	if inm := r.Header["If-None-Match"]; len(inm) > 0 && etagListed(strings.Join(inm, ","), sv.etag) {
 		delete(h, "Content-Type") // as http.ServeContent's 304
 		w.WriteHeader(http.StatusNotModified)
@@ -311,6 +303,20 @@ func (s *Service) serveBytes(w http.ResponseWriter, r *http.Request, b []byte, s
 	if r.Method != http.MethodHead {
 		n, _ := w.Write(b)
 		s.metrics.ServedBytes.Add(uint64(n))
+	}
+}
+
+// sendingHeaders sets the headers every answer of sv's content carries,
+// contentHeaders' own, from the values made once.
+func (s *Service) sendingHeaders(h http.Header, sv *sending) {
+	h["Content-Type"] = sv.hdr.ctype
+	h["X-Content-Type-Options"] = s.fixed.nosniff
+	h["Etag"] = sv.hdr.etag
+	if _, ok := h["Cache-Control"]; !ok { // a share link's bytes set their own
+		h["Cache-Control"] = s.fixed.immutable
+	}
+	if sv.sandbox {
+		h["Content-Security-Policy"] = s.fixed.sandbox
 	}
 }
 
