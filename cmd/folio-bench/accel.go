@@ -24,18 +24,12 @@ import (
 func accelBench(args []string) error {
 	fs := flag.NewFlagSet("accel", flag.ExitOnError)
 	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
-	duration := fs.Duration("duration", 10*time.Second, "length of each run (whole seconds)")
-	connections := fs.Int("connections", 16, "keep-alive connections of the load generator")
-	threads := fs.Int("threads", 2, "wrk threads")
-	timeout := fs.Duration("timeout", 2*time.Second, "a request not answered within this (whole seconds) is a socket error")
-	rounds := fs.Int("rounds", 3, "rounds; each runs every side once, and the table shows medians")
+	rounds, loadGen := loadFlags(fs)
 	keep := fs.Bool("keep", false, "keep the work folder (data, logs, nginx configuration)")
 	fs.Parse(args)
-	switch {
-	case *duration < time.Second || *timeout < time.Second:
-		return errors.New("-duration and -timeout must be at least 1s (wrk counts whole seconds)")
-	case *connections < 1 || *threads < 1 || *rounds < 1:
-		return errors.New("-connections, -threads and -rounds must be at least 1")
+	gen, err := loadGen()
+	if err != nil {
+		return err
 	}
 	nginxBin, err := exec.LookPath("nginx")
 	if err != nil {
@@ -56,10 +50,6 @@ func accelBench(args []string) error {
 	}
 	if *bin, err = buildFolio(*bin, work); err != nil {
 		return err
-	}
-	gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
-	if p, err := exec.LookPath("wrk"); err == nil {
-		gen.wrk = p
 	}
 
 	// Two sites with the same picture: one sends the bytes, one hands

@@ -37,21 +37,17 @@ import (
 func serveBench(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
-	duration := fs.Duration("duration", 10*time.Second, "length of each run (whole seconds)")
-	connections := fs.Int("connections", 16, "keep-alive connections of the load generator")
-	threads := fs.Int("threads", 2, "wrk threads")
-	timeout := fs.Duration("timeout", 2*time.Second, "a request not answered within this (whole seconds) is a socket error; 2s is wrk's default")
-	rounds := fs.Int("rounds", 3, "rounds; each runs every workload once on each side, and the table shows medians")
+	rounds, loadGen := loadFlags(fs)
 	posts := fs.Int("posts", 100_000, "published posts to seed")
 	nginxMode := fs.String("nginx", "auto", "auto: compare with nginx when it is on PATH; off: Folio alone")
 	keep := fs.Bool("keep", false, "keep the work folder (data, logs, nginx configuration)")
 	dir := fs.String("dir", "", "work folder, new or empty, kept afterwards (default: a new temp folder, removed unless -keep)")
 	fs.Parse(args)
+	gen, err := loadGen()
+	if err != nil {
+		return err
+	}
 	switch {
-	case *duration < time.Second || *timeout < time.Second:
-		return errors.New("-duration and -timeout must be at least 1s (wrk counts whole seconds)")
-	case *connections < 1 || *threads < 1 || *rounds < 1:
-		return errors.New("-connections, -threads and -rounds must be at least 1")
 	case *posts < 10:
 		return errors.New("-posts must be at least 10")
 	case *nginxMode != "auto" && *nginxMode != "off":
@@ -75,13 +71,8 @@ func serveBench(args []string) error {
 	} else if _, err := os.Stat(filepath.Join(work, "folio.db")); err == nil {
 		return fmt.Errorf("%s already holds a folio.db: -dir wants a new or empty folder", work)
 	}
-	var err error
 	if *bin, err = buildFolio(*bin, work); err != nil {
 		return err
-	}
-	gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
-	if p, err := exec.LookPath("wrk"); err == nil {
-		gen.wrk = p
 	}
 	nginxBin := ""
 	if *nginxMode == "auto" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,6 +49,30 @@ type loadGenerator struct {
 	threads     int // wrk only
 	duration    time.Duration
 	timeout     time.Duration // a request not answered within it is a socket error
+}
+
+// loadFlags defines the load generator's flags on fs, and rounds, the
+// number of interleaved rounds whose medians a table shows; generator
+// checks them once fs is parsed.
+func loadFlags(fs *flag.FlagSet) (rounds *int, generator func() (loadGenerator, error)) {
+	duration := fs.Duration("duration", 10*time.Second, "length of each run (whole seconds)")
+	connections := fs.Int("connections", 16, "keep-alive connections of the load generator")
+	threads := fs.Int("threads", 2, "wrk threads")
+	timeout := fs.Duration("timeout", 2*time.Second, "a request not answered within this (whole seconds) is a socket error; 2s is wrk's default")
+	rounds = fs.Int("rounds", 3, "rounds; each runs every side once, in turn, and the table shows medians")
+	return rounds, func() (loadGenerator, error) {
+		switch {
+		case *duration < time.Second || *timeout < time.Second:
+			return loadGenerator{}, errors.New("-duration and -timeout must be at least 1s (wrk counts whole seconds)")
+		case *connections < 1 || *threads < 1 || *rounds < 1:
+			return loadGenerator{}, errors.New("-connections, -threads and -rounds must be at least 1")
+		}
+		gen := loadGenerator{connections: *connections, threads: *threads, duration: *duration, timeout: *timeout}
+		if p, err := exec.LookPath("wrk"); err == nil {
+			gen.wrk = p
+		}
+		return gen, nil
+	}
 }
 
 func (g loadGenerator) String() string {
