@@ -173,9 +173,9 @@ func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string)
 // uploadGroupSize bounds how many uploads' transactions commit together.
 const uploadGroupSize = 64
 
-// insertFile records an upload in one transaction: the object is inserted
-// (isNew) or gains a reference, the file record is added, and the owner's
-// usage grows only if it stays within the quota (or nothing is kept).
+// insertFile records an upload in one transaction: the owner's usage grows
+// only if it stays within the quota, the object is inserted (isNew) or
+// gains a reference, and the file record is added.
 func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in *incoming, opt uploadOptions, isNew bool) (*fileRecord, error) {
 	now := s.now()
 	rec := &fileRecord{ID: sqlstore.NewID(), OriginName: in.originName, Size: in.size, Visibility: opt.visibility,
@@ -194,6 +194,22 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 	// bytes are placed; and the transaction may be shared (sqlstore.TxGroup.Tx).
 	ctx = context.WithoutCancel(ctx)
 	err := s.uploads.Tx(ctx, func(tx *sqlstore.Tx) error {
+		// The owner's row is locked first, as a delete does before the
+		// object's (removeFileTx): on PostgreSQL an upload of stored content
+		// that took the object's row first would deadlock with a delete of
+		// the same owner's. The check and the increment are one statement
+		// under that lock, so concurrent uploads cannot jointly pass the
+		// quota (docs/filehost.md#lock-order).
+		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
+			WHERE id = $2 AND (quota_bytes = 0 OR used_bytes + $1 <= quota_bytes)`, in.size, userID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return errQuotaFull
+		}
 		if isNew {
 			if err := claimPlaceTx(ctx, tx, obj.intent); err != nil {
 				return err
@@ -212,31 +228,13 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 				return errObjectGone
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at, expires_at)
+		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			rec.ID, userID, obj.ID, opt.albumID, rec.OriginName, rec.Size, opt.visibility, rec.IsPublic, sqlstore.FromTime(rec.CreatedAt), expires)
 		if errors.Is(err, sqlstore.ErrForeignKey) {
 			return errBadAlbum // the album was deleted meanwhile
 		}
-		if err != nil {
-			return err
-		}
-		// The owner's row is updated last: on PostgreSQL its lock is held
-		// from here to the commit, and every concurrent upload of the same
-		// owner waits for it, so it must cover as little as it can. The
-		// check and the increment are one statement under that lock, so
-		// concurrent uploads cannot jointly pass the quota.
-		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
-			WHERE id = $2 AND (quota_bytes = 0 OR used_bytes + $1 <= quota_bytes)`, in.size, userID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return errQuotaFull
-		}
-		return nil
+		return err
 	})
 	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) || errors.Is(err, errContentStored) {
 		return nil, err

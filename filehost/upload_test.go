@@ -399,6 +399,52 @@ func TestConcurrentIdenticalUploadsShareOneObject(t *testing.T) {
 	})
 }
 
+// Uploads of stored content and deletes of the same owner's copies, all at
+// once, are each answered: on PostgreSQL both lock the owner's row before
+// the object's, so neither waits on the other in a cycle the database would
+// break by failing one (docs/filehost.md#lock-order).
+func TestUploadsAndDeletesOfStoredContentTogether(t *testing.T) {
+	e := newTestEnv(t)
+	owner, c := e.newUser("alice", 0)
+	content := pngBytes(t, 32, 24)
+	mustUpload(t, c, "kept.png", content) // keeps the object while the rest come and go
+	const clients, rounds = 8, 12
+	failures := make(chan string, clients*rounds*2)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				r := c.Upload("/api/v1/upload", "file", "again.png", content)
+				if r.Status != http.StatusOK {
+					failures <- fmt.Sprintf("upload: %d %s", r.Status, r.Body)
+					continue
+				}
+				var u uploaded
+				if err := json.Unmarshal(r.U().Data, &u); err != nil {
+					failures <- fmt.Sprintf("upload answer %s: %v", r.Body, err)
+					continue
+				}
+				if r := c.Do("DELETE", "/api/v1/files/"+u.ID, nil); r.Status != http.StatusOK {
+					failures <- fmt.Sprintf("delete %s: %d %s", u.ID, r.Status, r.Body)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	if refs := e.count("SELECT ref_count FROM objects"); refs != 1 {
+		t.Errorf("ref_count %d, want 1", refs)
+	}
+	if used, files := e.usage(owner); used != int64(len(content)) || files != 1 {
+		t.Errorf("usage %d bytes in %d files, want %d in 1", used, files, len(content))
+	}
+}
+
 func TestAllowDuplicateStoresEveryUpload(t *testing.T) {
 	e := newTestEnv(t)
 	e.setUpload(func(u *UploadSettings) { u.AllowDuplicate = true })
