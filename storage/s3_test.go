@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -92,9 +93,20 @@ func TestS3KeepsObjectsUnderThePrefixWithTheStoreKeys(t *testing.T) {
 func TestPresignedGetWorksWithPlainHTTPAndExpires(t *testing.T) {
 	s := storagetest.S3(t)
 	put(t, s, "p/q r.txt", "presigned")
-	u, err := s.PresignGet("p/q r.txt", time.Second)
+	// X-Amz-Date has whole seconds, so a URL lives from ttl-1s to ttl
+	// after it is made: three seconds leave the first GET at least two.
+	const ttl = 3 * time.Second
+	u, err := s.PresignGet("p/q r.txt", ttl)
 	if err != nil {
 		t.Fatal(err)
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := time.Parse("20060102T150405Z", parsed.Query().Get("X-Amz-Date"))
+	if err != nil {
+		t.Fatalf("X-Amz-Date of %s: %v", u, err)
 	}
 	get := func() (int, string) {
 		resp, err := http.Get(u)
@@ -108,7 +120,8 @@ func TestPresignedGetWorksWithPlainHTTPAndExpires(t *testing.T) {
 	if code, body := get(); code != 200 || body != "presigned" {
 		t.Fatalf("presigned GET = %d %q", code, body)
 	}
-	time.Sleep(2100 * time.Millisecond)
+	// The server compares whole seconds too: one more past the expiry.
+	time.Sleep(time.Until(signed.Add(ttl + 1100*time.Millisecond)))
 	if code, _ := get(); code != http.StatusForbidden {
 		t.Fatalf("expired presigned GET = %d, want 403", code)
 	}
