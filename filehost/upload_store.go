@@ -16,6 +16,10 @@ import (
 // errObjectGone: the object to share was deleted meanwhile.
 var errObjectGone = errors.New("object deleted concurrently")
 
+// errAuditFailed: the request's audit entry could not be written in the
+// upload's transaction.
+var errAuditFailed = errors.New("filehost: audit entry not written")
+
 // errContentStored: a concurrent upload of the same content stored its
 // shared object first; this upload reuses it instead.
 var errContentStored = errors.New("filehost: the same content was stored meanwhile")
@@ -193,7 +197,8 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 	// The record is written even if the client has gone meanwhile, as the
 	// bytes are placed; and the transaction may be shared (sqlstore.TxGroup.Tx).
 	ctx = context.WithoutCancel(ctx)
-	err := s.uploads.Tx(ctx, func(tx *sqlstore.Tx) error {
+	audit := opt.audit
+	body := func(tx *sqlstore.Tx) error {
 		// The owner's row is locked first, as a delete does before the
 		// object's (removeFileTx): on PostgreSQL an upload of stored content
 		// that took the object's row first would deadlock with a delete of
@@ -234,14 +239,29 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		if errors.Is(err, sqlstore.ErrForeignKey) {
 			return errBadAlbum // the album was deleted meanwhile
 		}
-		return err
-	})
+		if err != nil {
+			return err
+		}
+		if err := audit.Write(ctx, tx); err != nil {
+			return errAuditFailed
+		}
+		return nil
+	}
+	err := s.uploads.Tx(ctx, body)
+	if errors.Is(err, errAuditFailed) {
+		// An audit entry never fails the request (auth.Service.Audit): the
+		// upload is recorded without it, and the middleware writes it, or
+		// logs why it cannot.
+		audit = nil
+		err = s.uploads.Tx(ctx, body)
+	}
 	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) || errors.Is(err, errContentStored) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("filehost: record upload: %w", err)
 	}
+	audit.Committed()
 	if !isNew {
 		// A new record of stored content may open its short link to
 		// everyone, or to one more owner: every process asks again
