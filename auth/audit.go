@@ -60,6 +60,12 @@ type auditNote struct {
 	// extra are entries about an account rather than the request (a
 	// second-factor lock), written after the request's own.
 	extra []*AuditEntry
+	// req is the request as the middleware saw it, for an entry written
+	// in a handler's transaction (AuditInTx).
+	req *http.Request
+	// written: the request's own entry was committed by the handler's
+	// transaction, so the middleware writes only the extra ones.
+	written bool
 }
 
 // loginNote is a sign-in attempt on an administrator account.
@@ -97,9 +103,10 @@ func (s *Service) Audit(next http.Handler) http.Handler {
 		note := &auditNote{}
 		w, status := httpx.TrackStatus(w)
 		r = r.WithContext(context.WithValue(r.Context(), auditKey{}, note))
+		note.req = r
 		next.ServeHTTP(w, r)
 		entries := note.extra
-		if e, ok := note.entry(r); ok {
+		if e, ok := note.entry(r); ok && !note.written {
 			entries = append([]*AuditEntry{e}, entries...)
 		}
 		if len(entries) == 0 {
@@ -123,6 +130,52 @@ func (s *Service) Audit(next http.Handler) http.Handler {
 			}
 		}
 	})
+}
+
+// TxAudit is the request's own audit entry, to be written in the
+// transaction that decides the handler's answer rather than in a commit of
+// its own after it (docs/design.md#group-commit). The nil TxAudit, for a
+// request that deserves no entry, writes nothing.
+type TxAudit struct {
+	s    *Service
+	note *auditNote
+	e    *AuditEntry
+}
+
+// AuditInTx prepares the entry of the request whose context is ctx, as an
+// answer of status: the handler calls Write in its transaction and, once
+// that committed, Committed. Nil when the request deserves no entry, or
+// has no Audit middleware.
+func (s *Service) AuditInTx(ctx context.Context, status int) *TxAudit {
+	n := noteOf(ctx)
+	if n == nil || n.req == nil || n.written {
+		return nil
+	}
+	e, ok := n.entry(n.req)
+	if !ok {
+		return nil
+	}
+	e.Status = status
+	return &TxAudit{s: s, note: n, e: e}
+}
+
+// Write inserts the entry in tx. A transaction tried again writes it
+// again: only the one that commits keeps it.
+func (a *TxAudit) Write(ctx context.Context, tx sqlstore.Querier) error {
+	if a == nil {
+		return nil
+	}
+	e := *a.e
+	e.At = time.Time{}
+	return a.s.insertAudit(ctx, tx, &e)
+}
+
+// Committed tells the middleware that a transaction holding the entry
+// committed: it does not write the request's entry again.
+func (a *TxAudit) Committed() {
+	if a != nil {
+		a.note.written = true
+	}
 }
 
 // entry is the audit row of the request, if it deserves one.
@@ -250,11 +303,15 @@ func (s *Service) auditFactorLock(ctx context.Context, userID, action string, un
 }
 
 func (s *Service) recordAudit(ctx context.Context, e *AuditEntry) error {
+	return s.insertAudit(ctx, s.db, e)
+}
+
+func (s *Service) insertAudit(ctx context.Context, q sqlstore.Querier, e *AuditEntry) error {
 	e.ID = sqlstore.NewID()
 	if e.At.IsZero() {
 		e.At = s.now()
 	}
-	_, err := s.db.Exec(ctx, `INSERT INTO audit_log (id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip)
+	_, err := q.Exec(ctx, `INSERT INTO audit_log (id, at, user_id, username, via, action, method, route, path, resource_id, status, client_ip)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		e.ID, sqlstore.FromTime(e.At), e.UserID, e.Username, e.Via, e.Action, e.Method,
 		trimField(e.Route), trimField(e.Path), trimField(e.ResourceID), e.Status, e.ClientIP)

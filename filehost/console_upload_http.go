@@ -24,7 +24,7 @@ func (s consoleHandlers) handleConsoleUploadPage(w http.ResponseWriter, r *http.
 // JavaScript: the files go through the API's upload path, and the page
 // comes back with their links.
 func (s consoleHandlers) handleConsoleUpload(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.upload(w, r, auth.FromContext(r.Context()).UserID, consoleMaxFiles)
+	b, err := s.upload(w, r, auth.FromContext(r.Context()).UserID, consoleMaxFiles, nil)
 	return s.renderUploaded(w, r, false, b, err)
 }
 
@@ -58,7 +58,7 @@ func (s consoleHandlers) handleConsoleGuestUpload(w http.ResponseWriter, r *http
 	if ok, wait := s.guestLimit.Allow(httpx.ClientIP(r)); !ok {
 		return tooMany(w, wait, "Too many uploads from your address. Wait a minute and try again.")
 	}
-	b, err := s.upload(w, r, s.auth.GuestID(), 1)
+	b, err := s.upload(w, r, s.auth.GuestID(), 1, nil)
 	return s.renderUploaded(w, r, true, b, err)
 }
 

@@ -40,7 +40,9 @@ func (s *Service) handleGuestUpload(w http.ResponseWriter, r *http.Request) erro
 
 // answerUpload stores the one file of an API upload and answers with it.
 func (s *Service) answerUpload(w http.ResponseWriter, r *http.Request, userID string) error {
-	b, err := s.upload(w, r, userID, 1)
+	// The administrator's audit entry goes in the upload's transaction,
+	// which decides this answer (docs/design.md#group-commit).
+	b, err := s.upload(w, r, userID, 1, s.auth.AuditInTx(r.Context(), http.StatusOK))
 	if err != nil {
 		return err
 	}
@@ -63,8 +65,9 @@ type uploadBatch struct {
 // both (docs/api.md#uploads): every file is received first, then the
 // fields are checked, then each file is saved in turn. The error is an
 // httpx error, for the caller's envelope or error page; files saved before
-// it stay saved and are in the batch.
-func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, maxFiles int) (_ *uploadBatch, err error) {
+// it stay saved and are in the batch. audit, when not nil, is written in
+// the transaction of the one file (maxFiles 1).
+func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, maxFiles int, audit *auth.TxAudit) (_ *uploadBatch, err error) {
 	defer func() {
 		if err != nil {
 			s.metrics.UploadsFailed.Inc()
@@ -90,6 +93,9 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request, userID string, 
 	opt, err := s.uploadFields(r.Context(), fields, userID)
 	if err != nil {
 		return b, httpError(err)
+	}
+	if maxFiles == 1 {
+		opt.audit = audit
 	}
 	base := httpx.BaseURL(r)
 	for i, in := range files {
@@ -189,6 +195,7 @@ type uploadOptions struct {
 	albumID    *string
 	visibility string
 	expiresAt  *time.Time
+	audit      *auth.TxAudit // the request's audit entry, written with the record
 }
 
 // maxExpiry bounds how far ahead an upload may set its expiry.

@@ -16,6 +16,10 @@ import (
 // errObjectGone: the object to share was deleted meanwhile.
 var errObjectGone = errors.New("object deleted concurrently")
 
+// errAuditFailed: the request's audit entry could not be written in the
+// upload's transaction.
+var errAuditFailed = errors.New("filehost: audit entry not written")
+
 // errContentStored: a concurrent upload of the same content stored its
 // shared object first; this upload reuses it instead.
 var errContentStored = errors.New("filehost: the same content was stored meanwhile")
@@ -50,7 +54,9 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 	rec, err := s.insertFile(ctx, userID, obj, in, opt, true)
 	if err == nil {
 		s.metrics.stored(in.size)
-		s.queueImages(ctx, obj.ID)
+		if canThumbnail(obj.Mimetype, obj.Width, obj.Height) { // else queueImages would read the row to learn so
+			s.queueImages(ctx, obj.ID)
+		}
 		return rec, nil
 	}
 	s.discardPlaced(ctx, obj.Key, obj.intent)
@@ -75,16 +81,15 @@ func (s *Service) save(ctx context.Context, userID string, in *incoming, opt upl
 // whether other content has the same MD5 (a collision), which the new
 // object's short hash must avoid.
 func (s *Service) reuse(ctx context.Context, userID string, in *incoming, opt uploadOptions) (rec *fileRecord, md5Taken bool, err error) {
-	obj, err := s.objectByContent(ctx, in.md5, in.sha256)
-	if err != nil {
-		return nil, false, err
+	obj, md5Taken, err := s.objectByContent(ctx, in.md5, in.sha256)
+	if err != nil || obj == nil {
+		return nil, md5Taken, err
 	}
-	if obj != nil {
-		rec, err := s.insertFile(ctx, userID, obj, in, opt, false)
-		if !errors.Is(err, errObjectGone) {
-			return rec, false, err
-		}
+	rec, err = s.insertFile(ctx, userID, obj, in, opt, false)
+	if !errors.Is(err, errObjectGone) {
+		return rec, false, err
 	}
+	// It was deleted meanwhile: does other content keep its MD5?
 	var one int
 	err = s.db.QueryRow(ctx, "SELECT 1 FROM objects WHERE md5 = $1 LIMIT 1", in.md5).Scan(&one)
 	if err != nil && !errors.Is(err, sqlstore.ErrNotFound) {
@@ -152,22 +157,27 @@ func (s *Service) dimensions(ctx context.Context, key, mimetype string) (width, 
 	return cfg.Width, cfg.Height, orientation
 }
 
-// objectByContent finds an object whose MD5 and SHA-256 both match; nil
-// when there is none.
-func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string) (*object, error) {
+// objectByContent finds the oldest object whose MD5 and SHA-256 both
+// match; nil when there is none, and then md5Taken reports whether an
+// object of other content has the MD5. One query answers both, as most
+// uploads are new content with an MD5 no object has.
+func (s *Service) objectByContent(ctx context.Context, md5hex, sha256hex string) (_ *object, md5Taken bool, _ error) {
 	var o object
 	var created int64
 	err := s.db.QueryRow(ctx, `SELECT id, md5, sha256, hash, storage_key, size, mimetype, extension, file_type, width, height, created_at
-		FROM objects WHERE md5 = $1 AND sha256 = $2 ORDER BY created_at LIMIT 1`, md5hex, sha256hex).
+		FROM objects WHERE md5 = $1 ORDER BY CASE WHEN sha256 = $2 THEN 0 ELSE 1 END, created_at LIMIT 1`, md5hex, sha256hex).
 		Scan(&o.ID, &o.MD5, &o.SHA256, &o.Hash, &o.Key, &o.Size, &o.Mimetype, &o.Extension, &o.FileType, &o.Width, &o.Height, &created)
 	if errors.Is(err, sqlstore.ErrNotFound) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("filehost: find object: %w", err)
+		return nil, false, fmt.Errorf("filehost: find object: %w", err)
+	}
+	if o.SHA256 != sha256hex {
+		return nil, true, nil
 	}
 	o.CreatedAt = sqlstore.Time(created)
-	return &o, nil
+	return &o, false, nil
 }
 
 // uploadGroupSize bounds how many uploads' transactions commit together.
@@ -193,7 +203,8 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 	// The record is written even if the client has gone meanwhile, as the
 	// bytes are placed; and the transaction may be shared (sqlstore.TxGroup.Tx).
 	ctx = context.WithoutCancel(ctx)
-	err := s.uploads.Tx(ctx, func(tx *sqlstore.Tx) error {
+	audit := opt.audit
+	body := func(tx *sqlstore.Tx) error {
 		// The owner's row is locked first, as a delete does before the
 		// object's (removeFileTx): on PostgreSQL an upload of stored content
 		// that took the object's row first would deadlock with a delete of
@@ -234,14 +245,29 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		if errors.Is(err, sqlstore.ErrForeignKey) {
 			return errBadAlbum // the album was deleted meanwhile
 		}
-		return err
-	})
+		if err != nil {
+			return err
+		}
+		if err := audit.Write(ctx, tx); err != nil {
+			return errAuditFailed
+		}
+		return nil
+	}
+	err := s.uploads.Tx(ctx, body)
+	if errors.Is(err, errAuditFailed) {
+		// An audit entry never fails the request (auth.Service.Audit): the
+		// upload is recorded without it, and the middleware writes it, or
+		// logs why it cannot.
+		audit = nil
+		err = s.uploads.Tx(ctx, body)
+	}
 	if errors.Is(err, errQuotaFull) || errors.Is(err, errObjectGone) || errors.Is(err, errBadAlbum) || errors.Is(err, errContentStored) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("filehost: record upload: %w", err)
 	}
+	audit.Committed()
 	if !isNew {
 		// A new record of stored content may open its short link to
 		// everyone, or to one more owner: every process asks again

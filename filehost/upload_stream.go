@@ -32,11 +32,40 @@ type streamed struct {
 // streamHashed copies src to dst while MD5 and SHA-256 are computed. The
 // disk write and each hash run on their own goroutine, so that on two or
 // more cores they proceed in parallel with reading the network instead of
-// one after another. first sees the first chunk before anything is written
-// and may refuse the content. More than limit bytes is errTooLarge.
+// one after another; content that fits in the first chunk, most uploads,
+// is written and hashed on the caller's goroutine, where handing it over
+// would cost more than the work. first sees the first chunk before
+// anything is written and may refuse the content. More than limit bytes
+// is errTooLarge.
 func streamHashed(dst io.Writer, src io.Reader, limit int64, first func([]byte) error) (streamed, error) {
 	var res streamed
 	md5h, shah := md5.New(), sha256.New()
+	head := make([]byte, firstChunkSize)
+	n, rerr := fill(src, head)
+	switch {
+	case int64(n) > limit:
+		return streamed{size: int64(n)}, errTooLarge
+	case rerr == io.EOF:
+		res.size = int64(n)
+		if n > 0 {
+			b := head[:n]
+			if first != nil {
+				if err := first(b); err != nil {
+					return res, err
+				}
+			}
+			if _, err := dst.Write(b); err != nil {
+				return res, err
+			}
+			md5h.Write(b)
+			shah.Write(b)
+		}
+		res.md5 = hex.EncodeToString(md5h.Sum(nil))
+		res.sha256 = hex.EncodeToString(shah.Sum(nil))
+		return res, nil
+	case rerr != nil:
+		return streamed{size: int64(n)}, rerr
+	}
 	var writeErr error
 	var failed atomic.Bool
 	sinks := []func([]byte){
@@ -69,6 +98,7 @@ func streamHashed(dst io.Writer, src io.Reader, limit int64, first func([]byte) 
 	}
 
 	var bufs [chunkCount][]byte
+	bufs[0] = head // full: read above
 	var err error
 	for i := 0; !failed.Load(); i++ {
 		slot := i % chunkCount
@@ -79,12 +109,14 @@ func streamHashed(dst io.Writer, src io.Reader, limit int64, first func([]byte) 
 				<-c
 			}
 		}
-		if len(bufs[slot]) < chunkSize {
-			// The first chunks grow from firstChunkSize: a small file,
-			// most uploads, never takes the full buffers of a large one.
-			bufs[slot] = make([]byte, min(chunkSize, firstChunkSize<<i))
+		if i > 0 {
+			if len(bufs[slot]) < chunkSize {
+				// The chunks grow from firstChunkSize: a file of a few
+				// chunks never takes the full buffers of a large one.
+				bufs[slot] = make([]byte, min(chunkSize, firstChunkSize<<i))
+			}
+			n, rerr = fill(src, bufs[slot])
 		}
-		n, rerr := fill(src, bufs[slot])
 		if n > 0 {
 			res.size += int64(n)
 			if res.size > limit {

@@ -27,6 +27,9 @@ type Local struct {
 	// syncDir fsyncs a folder; tests replace it to see which folders a
 	// Commit makes durable (export_test.go).
 	syncDir func(dir string)
+	// syncs lets concurrent Commits share the fsync of a folder; nil
+	// means each syncs on its own.
+	syncs *dirSyncs
 }
 
 var _ Store = (*Local)(nil)
@@ -64,7 +67,7 @@ func NewLocal(dir string) (*Local, error) {
 	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o750); err != nil {
 		return nil, fmt.Errorf("storage: create folder: %w", err)
 	}
-	return &Local{root: abs, dirs: &durableDirs{}, syncDir: syncDir}, nil
+	return &Local{root: abs, dirs: &durableDirs{}, syncDir: syncDir, syncs: &dirSyncs{}}, nil
 }
 
 // Root is the folder the store writes under.
@@ -224,12 +227,18 @@ func syncDir(dir string) {
 	}
 }
 
+// sync makes the entries made in dir so far durable, with an fsync of
+// dir shared with concurrent callers (dirSyncs).
 func (l *Local) sync(dir string) {
-	if l.syncDir != nil {
-		l.syncDir(dir)
+	do := l.syncDir
+	if do == nil {
+		do = syncDir
+	}
+	if l.syncs == nil {
+		do(dir)
 		return
 	}
-	syncDir(dir)
+	l.syncs.sync(dir, do)
 }
 
 // ensureDir creates dir and any missing folder above it, and makes each

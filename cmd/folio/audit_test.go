@@ -207,9 +207,21 @@ func TestAuditLogRecordsTokenWritesAndNeverFailsTheRequest(t *testing.T) {
 	bot := c.Clone()
 	bot.Header.Set("Authorization", "Bearer "+tok.Token)
 	bot.Do("POST", "/api/v1/admin/categories", map[string]any{"name": "By Token"}).Expect(201)
+	// An upload writes its entry in its own transaction, and a refused one
+	// after the answer, as other writes: once each, with the answer's status.
+	bot.Upload("/api/v1/upload", "file", "empty.txt", nil).Expect(400)
 	bot.Upload("/api/v1/upload", "file", "a.png", testPNG(t)).Expect(200)
 
 	log := auditLog(t, c, "?page_size=100").Items
+	uploads := map[int]int{}
+	for _, e := range log {
+		if e.Route == "/api/v1/upload" {
+			uploads[e.Status]++
+		}
+	}
+	if uploads[200] != 1 || uploads[400] != 1 || len(uploads) != 2 {
+		t.Errorf("upload entries by status: %v, want one 200 and one 400", uploads)
+	}
 	for _, route := range []string{"/api/v1/admin/categories", "/api/v1/upload"} {
 		if e := entryLike(log, auth.AuditWrite, "POST", route); e == nil || e.Via != "api_token" || e.Status != 200 && e.Status != 201 {
 			t.Errorf("%s by API token: %+v", route, e)
@@ -225,7 +237,10 @@ func TestAuditLogRecordsTokenWritesAndNeverFailsTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	bot.Do("POST", "/api/v1/admin/categories", map[string]any{"name": "Unaudited"}).Expect(201)
-	if got := logs.String(); !strings.Contains(got, "audit log not written") || !strings.Contains(got, "path=/api/v1/admin/categories") {
-		t.Errorf("the failure was not logged:\n%s", got)
+	bot.Upload("/api/v1/upload", "file", "b.png", testPNG(t)).Expect(200)
+	for _, path := range []string{"/api/v1/admin/categories", "/api/v1/upload"} {
+		if got := logs.String(); !strings.Contains(got, "audit log not written") || !strings.Contains(got, "path="+path) {
+			t.Errorf("the failure of %s was not logged:\n%s", path, got)
+		}
 	}
 }
