@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -91,6 +94,7 @@ func accelBench(args []string) error {
 		url   string
 		pid   int // the Folio process the run waits to settle
 		side
+		cpu []runCPU
 	}
 	sides := []*accelSide{
 		{label: "a. Folio alone", url: sites[0].p.base + sites[0].path, pid: sites[0].p.cmd.Process.Pid},
@@ -112,13 +116,20 @@ func accelBench(args []string) error {
 	var failures []string
 	for round := 1; round <= *rounds; round++ {
 		for _, s := range sides {
-			r, busy, err := measure(gen, s.pid, s.url)
+			busy := settle(s.pid)
+			if err := warmUp(s.url); err != nil {
+				return fmt.Errorf("%s: %w", s.label, err)
+			}
+			folios := []int{sites[0].p.cmd.Process.Pid, sites[1].p.cmd.Process.Pid}
+			before := takeCPU(folios, ngx.cmd.Process.Pid)
+			r, err := gen.run(s.url)
 			if err != nil {
 				return err
 			}
-			s.runs = append(s.runs, r)
-			fmt.Printf("round %d/%d  %-30s %12s req/s  p99 %-16s (CPUs %2.0f%% busy just before)\n", round, *rounds,
-				s.label, thousands(r.perSecond), p99String(r.p99), 100*busy)
+			c := takeCPU(folios, ngx.cmd.Process.Pid).since(before, r.requests)
+			s.runs, s.cpu = append(s.runs, r), append(s.cpu, c)
+			fmt.Printf("round %d/%d  %-30s %12s req/s  p99 %-10s CPU µs a request: folio %4.0f, nginx %4.0f, client %4.0f (CPUs %2.0f%% busy just before)\n",
+				round, *rounds, s.label, thousands(r.perSecond), p99String(r.p99), us(c.folio), us(c.nginx), us(c.client), 100*busy)
 			if f := r.failed(); f != "" {
 				failures = append(failures, fmt.Sprintf("round %d, %s: %s", round, s.label, f))
 			}
@@ -129,16 +140,31 @@ func accelBench(args []string) error {
 	fmt.Printf("Command: `go run ./cmd/folio-bench accel %s`  \n", strings.Join(args, " "))
 	fmt.Printf("Load: %s; %d round(s), the four sides in turn in each; medians of the rounds.  \n", gen, *rounds)
 	fmt.Printf("Machine: %d CPUs, %s; %s.\n\n", runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin))
-	fmt.Println("| side | req/s | p99 | of nginx alone |")
-	fmt.Println("|---|---:|---:|---:|")
-	for _, s := range sides {
+	fmt.Println("CPU: user and system time of the Folio processes, of nginx's master and workers and of the load generator")
+	fmt.Println("over each run (/proc/PID/stat, getrusage of the waited load generator), per request answered; the")
+	fmt.Println("servers' requests per CPU-second are those of Folio and nginx together, the measure when the machine is busy.")
+	fmt.Println()
+	fmt.Println("| side | req/s | p99 | of nginx alone | Folio µs/req | nginx µs/req | client µs/req | req per server CPU-s | of nginx alone |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	perCPU := make([]float64, len(sides))
+	for i, s := range sides {
+		c := medianCPU(s.cpu)
+		if srv := c.folio + c.nginx; srv > 0 {
+			perCPU[i] = float64(time.Second) / float64(srv)
+		}
+	}
+	for i, s := range sides {
 		rate, p99 := s.median()
-		fmt.Printf("| %s | %s | %s | %.2f |\n", s.label, thousands(rate), p99String(p99), rate/limit)
+		c := medianCPU(s.cpu)
+		fmt.Printf("| %s | %s | %s | %.2f | %.0f | %.0f | %.0f | %s | %.2f |\n", s.label, thousands(rate), p99String(p99),
+			rate/limit, us(c.folio), us(c.nginx), us(c.client), thousands(perCPU[i]), perCPU[i]/perCPU[3])
 	}
 	on, _ := sides[2].median()
 	alone, _ := sides[0].median()
 	off, _ := sides[1].median()
-	fmt.Printf("\nOffload on / off: %.2f; on / Folio alone: %.2f.\n", on/off, on/alone)
+	fmt.Printf("\nOffload on / off: %.2f; on / Folio alone: %.2f; on / nginx alone: %.2f (req/s).\n", on/off, on/alone, on/limit)
+	fmt.Printf("Offload on / off: %.2f; on / Folio alone: %.2f; on / nginx alone: %.2f (req per server CPU-second).\n",
+		perCPU[2]/perCPU[1], perCPU[2]/perCPU[0], perCPU[2]/perCPU[3])
 	if len(failures) > 0 {
 		fmt.Println("\nRuns with errors (their numbers are not a benchmark):")
 		for _, f := range failures {
@@ -303,3 +329,88 @@ http {
 }
 
 func (n *accelNginx) stop() { stopProcess(n.cmd, n.done, syscall.SIGQUIT, 10*time.Second) }
+
+// cpuSample is the CPU time used so far by the Folio processes, by nginx
+// (its master and workers) and by the load generator.
+type cpuSample struct{ folio, nginx, client time.Duration }
+
+// runCPU is a run's CPU time per request answered.
+type runCPU cpuSample
+
+// takeCPU samples the CPU time of folios, of nginx's master and its
+// children, and of this process's waited children (wrk, once a run has
+// ended) and itself (the built-in generator).
+func takeCPU(folios []int, nginxMaster int) cpuSample {
+	var c cpuSample
+	for _, pid := range folios {
+		c.folio += cpuTime(pid)
+	}
+	c.nginx = cpuTime(nginxMaster)
+	for _, pid := range childrenOf(nginxMaster) {
+		c.nginx += cpuTime(pid)
+	}
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			c.client += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return c
+}
+
+// since is the CPU time per request of n requests answered between
+// before and c.
+func (c cpuSample) since(before cpuSample, n int) runCPU {
+	if n <= 0 {
+		return runCPU{}
+	}
+	d := time.Duration(n)
+	return runCPU{folio: (c.folio - before.folio) / d, nginx: (c.nginx - before.nginx) / d, client: (c.client - before.client) / d}
+}
+
+// medianCPU is the median of each process's CPU time per request.
+func medianCPU(runs []runCPU) runCPU {
+	med := func(f func(runCPU) time.Duration) time.Duration {
+		v := make([]time.Duration, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		if len(v) == 0 {
+			return 0
+		}
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return runCPU{folio: med(func(r runCPU) time.Duration { return r.folio }),
+		nginx:  med(func(r runCPU) time.Duration { return r.nginx }),
+		client: med(func(r runCPU) time.Duration { return r.client })}
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc/*/stat.
+func childrenOf(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, child)
+		}
+	}
+	return kids
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
