@@ -70,6 +70,12 @@ func (p Proxies) trusted(a netip.Addr) bool {
 	return false
 }
 
+// unixPeer is net/http's RemoteAddr of a connection to a Unix domain
+// socket (server.addr = unix:PATH). Its peer is a process on this host
+// that the socket file's mode let in, the proxy in front: it is trusted as
+// a loopback address is (docs/operating.md#a-unix-socket).
+const unixPeer = "@"
+
 // Middleware records the client IP, scheme and base URL of each request.
 func (p Proxies) Middleware(next http.Handler) http.Handler {
 	p.BaseURL = strings.TrimRight(p.BaseURL, "/")
@@ -118,7 +124,7 @@ func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Poi
 		peer = peer.Unmap()
 		info.ip = peer.String()
 	}
-	if err == nil && p.trusted(peer) {
+	if err == nil && p.trusted(peer) || r.RemoteAddr == unixPeer {
 		// Walk X-Forwarded-For from the right: the first address that is
 		// not one of our proxies is the client.
 		// The header keys in canonical form, as net/http stores them:

@@ -62,6 +62,12 @@ func TestProxiesResolve(t *testing.T) {
 			ip: "203.0.113.7", baseURL: "http://localhost"},
 		{name: "empty host falls back", remote: "203.0.113.7:1", host: "",
 			ip: "203.0.113.7", baseURL: "http://localhost"},
+		{name: "proxy on the Unix socket", remote: "@", host: "example.com",
+			headers: map[string]string{"X-Forwarded-For": "198.51.100.9", "X-Forwarded-Proto": "https"},
+			ip:      "198.51.100.9", baseURL: "https://example.com", https: true},
+		{name: "proxy on the Unix socket, chain takes rightmost untrusted", remote: "@", host: "example.com",
+			headers: map[string]string{"X-Forwarded-For": "1.1.1.1, 198.51.100.9, 127.0.0.1"},
+			ip:      "198.51.100.9", baseURL: "http://example.com"},
 		{name: "remote without port", remote: "203.0.113.7", host: "example.com",
 			ip: "203.0.113.7", baseURL: "http://example.com"},
 	}

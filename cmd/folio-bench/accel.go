@@ -1,26 +1,32 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// accelBench compares four ways of sending the ~200 KB short link of one
+// accelBench compares five ways of sending the ~200 KB short link of one
 // picture: Folio alone, nginx in front of Folio sending the bytes Folio
 // sends it (offload off), nginx in front of Folio answering with
-// X-Accel-Redirect (storage.local.accel_redirect, offload on) and nginx
-// sending the file alone, the limit. The sides run in turn in each round;
-// the table shows the medians and each one's ratio to the limit
-// (docs/operating.md#nginx-sends-the-files).
+// X-Accel-Redirect (storage.local.accel_redirect, offload on), the same
+// with Folio on a Unix socket, and nginx sending the file alone, the
+// limit. The sides run in turn in each round; the table shows the medians
+// and each one's ratio to the limit, in requests a second and in requests
+// per CPU-second of the servers (docs/operating.md#nginx-sends-the-files).
 func accelBench(args []string) error {
 	fs := flag.NewFlagSet("accel", flag.ExitOnError)
 	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
@@ -52,15 +58,16 @@ func accelBench(args []string) error {
 		return err
 	}
 
-	// Two sites with the same picture: one sends the bytes, one hands
-	// them to nginx.
-	var sites [2]struct {
+	// Three sites with the same picture: one sends the bytes, two hand
+	// them to nginx, over TCP and over a Unix socket
+	// (docs/operating.md#a-unix-socket).
+	var sites [3]struct {
 		p    *folioProcess
 		dir  string
 		path string // the short link
 	}
 	var picture []byte
-	for i, accel := range []string{"", "/_folio_files/"} {
+	for i, accel := range []string{"", "/_folio_files/", "/_folio_files/"} {
 		dir := filepath.Join(work, fmt.Sprintf("site%d", i))
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return err
@@ -76,11 +83,21 @@ func accelBench(args []string) error {
 		if err != nil {
 			return err
 		}
+		if i == 2 {
+			p.stop()
+			if p, err = restartOnSocket(*bin, dir, filepath.Join(work, "folio.sock")); err != nil {
+				return err
+			}
+			defer p.stop()
+		}
 		sites[i].p, sites[i].dir, sites[i].path = p, dir, path
 		picture = b
 	}
-	ngx, err := startAccelNginx(nginxBin, filepath.Join(work, "nginx"), sites[0].p.base, sites[1].p.base,
-		strings.Replace(location, "alias /var/lib/folio/files/;", "alias "+filepath.Join(sites[1].dir, "files")+"/;", 1), picture)
+	locationOf := func(site int) string {
+		return strings.Replace(location, "alias /var/lib/folio/files/;", "alias "+filepath.Join(sites[site].dir, "files")+"/;", 1)
+	}
+	ngx, err := startAccelNginx(nginxBin, filepath.Join(work, "nginx"), []accelUpstream{
+		{sites[0].p.base, ""}, {sites[1].p.base, locationOf(1)}, {sites[2].p.base, locationOf(2)}}, picture)
 	if err != nil {
 		return err
 	}
@@ -91,12 +108,15 @@ func accelBench(args []string) error {
 		url   string
 		pid   int // the Folio process the run waits to settle
 		side
+		cpu []runCPU
 	}
+	pid := func(site int) int { return sites[site].p.cmd.Process.Pid }
 	sides := []*accelSide{
-		{label: "a. Folio alone", url: sites[0].p.base + sites[0].path, pid: sites[0].p.cmd.Process.Pid},
-		{label: "b. nginx → Folio, offload off", url: ngx.bases[0] + sites[0].path, pid: sites[0].p.cmd.Process.Pid},
-		{label: "c. nginx → Folio, offload on", url: ngx.bases[1] + sites[1].path, pid: sites[1].p.cmd.Process.Pid},
-		{label: "d. nginx alone (the limit)", url: ngx.bases[2] + "/picture", pid: sites[1].p.cmd.Process.Pid},
+		{label: "a. Folio alone", url: sites[0].p.base + sites[0].path, pid: pid(0)},
+		{label: "b. nginx → Folio, offload off", url: ngx.bases[0] + sites[0].path, pid: pid(0)},
+		{label: "c. nginx → Folio, offload on", url: ngx.bases[1] + sites[1].path, pid: pid(1)},
+		{label: "d. the same over a Unix socket", url: ngx.bases[2] + sites[2].path, pid: pid(2)},
+		{label: "e. nginx alone (the limit)", url: ngx.bases[3] + "/picture", pid: pid(1)},
 	}
 	for _, s := range sides {
 		b, _, err := fetch(s.url)
@@ -112,33 +132,57 @@ func accelBench(args []string) error {
 	var failures []string
 	for round := 1; round <= *rounds; round++ {
 		for _, s := range sides {
-			r, busy, err := measure(gen, s.pid, s.url)
+			busy := settle(s.pid)
+			if err := warmUp(s.url); err != nil {
+				return fmt.Errorf("%s: %w", s.label, err)
+			}
+			folios := []int{pid(0), pid(1), pid(2)}
+			before := takeCPU(folios, ngx.cmd.Process.Pid)
+			r, err := gen.run(s.url)
 			if err != nil {
 				return err
 			}
-			s.runs = append(s.runs, r)
-			fmt.Printf("round %d/%d  %-30s %12s req/s  p99 %-16s (CPUs %2.0f%% busy just before)\n", round, *rounds,
-				s.label, thousands(r.perSecond), p99String(r.p99), 100*busy)
+			c := takeCPU(folios, ngx.cmd.Process.Pid).since(before, r.requests)
+			s.runs, s.cpu = append(s.runs, r), append(s.cpu, c)
+			fmt.Printf("round %d/%d  %-30s %12s req/s  p99 %-10s CPU µs a request: folio %4.0f, nginx %4.0f, client %4.0f (CPUs %2.0f%% busy just before)\n",
+				round, *rounds, s.label, thousands(r.perSecond), p99String(r.p99), us(c.folio), us(c.nginx), us(c.client), 100*busy)
 			if f := r.failed(); f != "" {
 				failures = append(failures, fmt.Sprintf("round %d, %s: %s", round, s.label, f))
 			}
 		}
 	}
-	limit, _ := sides[3].median()
+	limit, _ := sides[4].median()
 	fmt.Println()
 	fmt.Printf("Command: `go run ./cmd/folio-bench accel %s`  \n", strings.Join(args, " "))
-	fmt.Printf("Load: %s; %d round(s), the four sides in turn in each; medians of the rounds.  \n", gen, *rounds)
+	fmt.Printf("Load: %s; %d round(s), the %d sides in turn in each; medians of the rounds.  \n", gen, *rounds, len(sides))
 	fmt.Printf("Machine: %d CPUs, %s; %s.\n\n", runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin))
-	fmt.Println("| side | req/s | p99 | of nginx alone |")
-	fmt.Println("|---|---:|---:|---:|")
-	for _, s := range sides {
-		rate, p99 := s.median()
-		fmt.Printf("| %s | %s | %s | %.2f |\n", s.label, thousands(rate), p99String(p99), rate/limit)
+	fmt.Println("CPU: user and system time of the Folio processes, of nginx's master and workers and of the load generator")
+	fmt.Println("over each run (/proc/PID/stat, getrusage of the waited load generator), per request answered; the")
+	fmt.Println("servers' requests per CPU-second are those of Folio and nginx together, the measure when the machine is busy.")
+	fmt.Println()
+	fmt.Println("| side | req/s | p99 | of nginx alone | Folio µs/req | nginx µs/req | client µs/req | req per server CPU-s | of nginx alone |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	perCPU := make([]float64, len(sides))
+	for i, s := range sides {
+		c := medianCPU(s.cpu)
+		if srv := c.folio + c.nginx; srv > 0 {
+			perCPU[i] = float64(time.Second) / float64(srv)
+		}
 	}
-	on, _ := sides[2].median()
+	for i, s := range sides {
+		rate, p99 := s.median()
+		c := medianCPU(s.cpu)
+		fmt.Printf("| %s | %s | %s | %.2f | %.0f | %.0f | %.0f | %s | %.2f |\n", s.label, thousands(rate), p99String(p99),
+			rate/limit, us(c.folio), us(c.nginx), us(c.client), thousands(perCPU[i]), perCPU[i]/perCPU[4])
+	}
 	alone, _ := sides[0].median()
 	off, _ := sides[1].median()
-	fmt.Printf("\nOffload on / off: %.2f; on / Folio alone: %.2f.\n", on/off, on/alone)
+	for _, i := range []int{2, 3} {
+		on, _ := sides[i].median()
+		fmt.Printf("\n%s: on / off %.2f, on / Folio alone %.2f, on / nginx alone %.2f (req/s); ", sides[i].label, on/off, on/alone, on/limit)
+		fmt.Printf("on / off %.2f, on / Folio alone %.2f, on / nginx alone %.2f (req per server CPU-second).\n",
+			perCPU[i]/perCPU[1], perCPU[i]/perCPU[0], perCPU[i]/perCPU[4])
+	}
 	if len(failures) > 0 {
 		fmt.Println("\nRuns with errors (their numbers are not a benchmark):")
 		for _, f := range failures {
@@ -198,18 +242,24 @@ func accelLocation(doc string) (string, error) {
 	return block, nil
 }
 
-// accelNginx is nginx with three servers: in front of the site without
-// offload, in front of the site with it, and sending a copy of the picture.
+// accelUpstream is a Folio nginx proxies to: its address, host:port or
+// unix:PATH, and the internal location of its files ("": no offload).
+type accelUpstream struct {
+	addr, location string
+}
+
+// accelNginx is nginx with a server in front of each upstream and one
+// sending a copy of the picture, the last of bases.
 type accelNginx struct {
 	cmd   *exec.Cmd
-	bases [3]string
+	bases []string
 	done  chan struct{}
 }
 
 // startAccelNginx starts nginx in the foreground under dir, tuned as
 // startNginx's (two workers, sendfile, long keep-alive), with keep-alive
 // connections to the upstreams.
-func startAccelNginx(bin, dir, off, on, location string, picture []byte) (*accelNginx, error) {
+func startAccelNginx(bin, dir string, ups []accelUpstream, picture []byte) (*accelNginx, error) {
 	www := filepath.Join(dir, "www")
 	if err := os.MkdirAll(www, 0o750); err != nil {
 		return nil, err
@@ -218,7 +268,7 @@ func startAccelNginx(bin, dir, off, on, location string, picture []byte) (*accel
 		return nil, err
 	}
 	n := &accelNginx{done: make(chan struct{})}
-	var listen [3]string
+	listen := make([]string, len(ups)+1)
 	for i := range listen {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -226,17 +276,28 @@ func startAccelNginx(bin, dir, off, on, location string, picture []byte) (*accel
 		}
 		listen[i] = ln.Addr().String()
 		ln.Close()
-		n.bases[i] = "http://" + listen[i]
+		n.bases = append(n.bases, "http://"+listen[i])
 	}
 	user := ""
 	if os.Geteuid() == 0 {
 		user = "user root;\n" // else workers run as nobody, who cannot read the work folder
 	}
-	proxy := `
-		proxy_http_version 1.1;
-		proxy_set_header Host $http_host;
-		proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-		proxy_set_header Connection "";`
+	var servers strings.Builder
+	for i, up := range ups {
+		fmt.Fprintf(&servers, `	upstream folio%d { server %s; keepalive 32; }
+	server {
+		listen %s;
+		location / {
+			proxy_pass http://folio%d;
+			proxy_http_version 1.1;
+			proxy_set_header Host $http_host;
+			proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+			proxy_set_header Connection "";
+		}
+%s
+	}
+`, i, strings.TrimPrefix(up.addr, "http://"), listen[i], i, up.location)
+	}
 	conf := fmt.Sprintf(`# written by folio-bench accel
 %sworker_processes 2;
 pid %q;
@@ -249,17 +310,7 @@ http {
 	keepalive_requests 1000000;
 	client_body_temp_path %q;
 	proxy_temp_path %q;
-	upstream folio_off { server %s; keepalive 32; }
-	upstream folio_on { server %s; keepalive 32; }
-	server {
-		listen %s;
-		location / { proxy_pass http://folio_off;%s }
-	}
-	server {
-		listen %s;
-		location / { proxy_pass http://folio_on;%s }
 %s
-	}
 	server {
 		listen %s;
 		root %q;
@@ -267,8 +318,7 @@ http {
 	}
 }
 `, user, filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"), filepath.Join(dir, "body"), filepath.Join(dir, "proxy"),
-		strings.TrimPrefix(off, "http://"), strings.TrimPrefix(on, "http://"),
-		listen[0], proxy, listen[1], proxy, location, listen[2], www)
+		servers.String(), listen[len(ups)], www)
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o640); err != nil {
 		return nil, err
@@ -293,7 +343,7 @@ http {
 			return nil, fmt.Errorf("nginx exited at start-up: %s%s", out, errLog)
 		default:
 		}
-		if _, _, err := fetch(n.bases[2] + "/picture"); err == nil {
+		if _, _, err := fetch(n.bases[len(ups)] + "/picture"); err == nil {
 			return n, nil
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -303,3 +353,139 @@ http {
 }
 
 func (n *accelNginx) stop() { stopProcess(n.cmd, n.done, syscall.SIGQUIT, 10*time.Second) }
+
+// cpuSample is the CPU time used so far by the Folio processes, by nginx
+// (its master and workers) and by the load generator.
+type cpuSample struct{ folio, nginx, client time.Duration }
+
+// runCPU is a run's CPU time per request answered.
+type runCPU cpuSample
+
+// takeCPU samples the CPU time of folios, of nginx's master and its
+// children, and of this process's waited children (wrk, once a run has
+// ended) and itself (the built-in generator).
+func takeCPU(folios []int, nginxMaster int) cpuSample {
+	var c cpuSample
+	for _, pid := range folios {
+		c.folio += cpuTime(pid)
+	}
+	c.nginx = cpuTime(nginxMaster)
+	for _, pid := range childrenOf(nginxMaster) {
+		c.nginx += cpuTime(pid)
+	}
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if syscall.Getrusage(who, &ru) == nil {
+			c.client += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return c
+}
+
+// since is the CPU time per request of n requests answered between
+// before and c.
+func (c cpuSample) since(before cpuSample, n int) runCPU {
+	if n <= 0 {
+		return runCPU{}
+	}
+	d := time.Duration(n)
+	return runCPU{folio: (c.folio - before.folio) / d, nginx: (c.nginx - before.nginx) / d, client: (c.client - before.client) / d}
+}
+
+// medianCPU is the median of each process's CPU time per request.
+func medianCPU(runs []runCPU) runCPU {
+	med := func(f func(runCPU) time.Duration) time.Duration {
+		v := make([]time.Duration, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		if len(v) == 0 {
+			return 0
+		}
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return runCPU{folio: med(func(r runCPU) time.Duration { return r.folio }),
+		nginx:  med(func(r runCPU) time.Duration { return r.nginx }),
+		client: med(func(r runCPU) time.Duration { return r.client })}
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc/*/stat.
+func childrenOf(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, child)
+		}
+	}
+	return kids
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// restartOnSocket starts Folio again on the site in dir, as configured
+// but listening on the Unix socket sock, and waits for it to answer there.
+func restartOnSocket(bin, dir, sock string) (*folioProcess, error) {
+	confPath := filepath.Join(dir, "folio.conf")
+	raw, err := os.ReadFile(confPath)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "server.addr = ") {
+			lines[i] = "server.addr = unix:" + sock
+		}
+	}
+	if err := os.WriteFile(confPath, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		return nil, err
+	}
+	logFile, err := os.OpenFile(filepath.Join(dir, "folio.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "serve", "-config", confPath)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p := &folioProcess{cmd: cmd, base: "unix:" + sock, done: make(chan struct{})}
+	go func() { cmd.Wait(); logFile.Close(); close(p.done) }()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}}}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		select {
+		case <-p.done:
+			log, _ := os.ReadFile(filepath.Join(dir, "folio.log"))
+			return nil, fmt.Errorf("folio exited at start-up on %s: %s", sock, log)
+		default:
+		}
+		if res, err := client.Get("http://folio/api/v1/health"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return p, nil
+			}
+		}
+	}
+	p.stop()
+	return nil, fmt.Errorf("folio did not answer on %s within 60 s", sock)
+}

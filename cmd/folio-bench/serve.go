@@ -194,18 +194,27 @@ func logErrors(path string) (abandoned int, other []string) {
 // was just before.
 func measure(gen loadGenerator, pid int, url string) (loadRun, float64, error) {
 	busy := settle(pid)
+	if err := warmUp(url); err != nil {
+		return loadRun{}, 0, err
+	}
+	r, err := gen.run(url)
+	return r, busy, err
+}
+
+// warmUp sends url 50 sequential requests, or a second's worth, failing
+// fast on a wrong answer.
+func warmUp(url string) error {
 	start := time.Now()
 	for i := 0; i < 50 && (i == 0 || time.Since(start) < time.Second); i++ {
 		body, _, err := fetch(url)
 		if err != nil {
-			return loadRun{}, 0, fmt.Errorf("warm-up: %w", err)
+			return fmt.Errorf("warm-up: %w", err)
 		}
 		if len(body) == 0 {
-			return loadRun{}, 0, fmt.Errorf("warm-up: GET %s: empty body", url)
+			return fmt.Errorf("warm-up: GET %s: empty body", url)
 		}
 	}
-	r, err := gen.run(url)
-	return r, busy, err
+	return nil
 }
 
 // settle waits, for up to 30 s, until Folio (pid) has used less than 5%

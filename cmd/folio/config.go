@@ -26,7 +26,8 @@ import (
 // Config is everything Folio reads at start-up. Runtime settings start from
 // Settings and may be overridden later through the settings API.
 type Config struct {
-	Addr           string
+	Addr           string // host:port, or unix:PATH for a Unix domain socket
+	SocketMode     os.FileMode
 	BaseURL        string
 	TrustedProxies []netip.Prefix
 	DBDriver       string
@@ -88,11 +89,24 @@ func str(dst func(c *Config) *string) func(*Config, string) error {
 // (site.*, post.*, render.*, ai.*, upload.*) come from settingKeys.
 func options() []option {
 	return []option{
-		{"server.addr", ":8080", "address to listen on", func(c *Config, v string) error {
+		{"server.addr", ":8080", "address to listen on: host:port, or unix:PATH for a Unix domain socket", func(c *Config, v string) error {
 			if v == "" {
 				return errors.New("must not be empty")
 			}
+			if path, ok := strings.CutPrefix(v, "unix:"); ok {
+				if err := checkSocketPath(path); err != nil {
+					return err
+				}
+			}
 			c.Addr = v
+			return nil
+		}},
+		{"server.socket_mode", "0660", "permissions of the socket file when server.addr is unix:PATH (octal)", func(c *Config, v string) error {
+			m, err := strconv.ParseUint(v, 8, 32)
+			if err != nil || m > 0o777 {
+				return errors.New("want an octal file mode such as 0660")
+			}
+			c.SocketMode = os.FileMode(m)
 			return nil
 		}},
 		{"server.base_url", "", "public origin for absolute links; empty: from Host and X-Forwarded-Proto", func(c *Config, v string) error {

@@ -13,7 +13,7 @@ func TestLoadConfigDefaultsNeedNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != ":8080" || c.DBDriver != "sqlite" || c.DBDSN != "data/folio.db" || c.StorageDir != "data/files" {
+	if c.Addr != ":8080" || c.SocketMode != 0o660 || c.DBDriver != "sqlite" || c.DBDSN != "data/folio.db" || c.StorageDir != "data/files" {
 		t.Errorf("defaults = %+v", c)
 	}
 	if c.SessionTTL != 168*time.Hour || !c.AdminEnabled || c.AdminUsername != "admin" {
@@ -102,6 +102,12 @@ func TestLoadConfigErrorsNameKeyAndLine(t *testing.T) {
 		{"short secret", "admin.session_secret = short\n", nil, []string{"admin.session_secret"}},
 		{"bad ttl", "admin.session_ttl_hours = 0\n", nil, []string{"admin.session_ttl_hours"}},
 		{"empty addr", "server.addr =\n", nil, []string{"server.addr"}},
+		{"unix socket without a path", "server.addr = unix:\n", nil, []string{"folio.conf:1", "server.addr", "needs the socket's path"}},
+		{"unix socket path too long", "server.addr = unix:/" + strings.Repeat("s", 120) + "\n", nil, []string{"server.addr", "107 at most"}},
+		{"unix socket path a folder", "server.addr = unix:/run/folio/\n", nil, []string{"server.addr", "names a folder"}},
+		{"socket mode not octal", "server.socket_mode = 0960\n", nil, []string{"folio.conf:1", "server.socket_mode", "octal"}},
+		{"socket mode too wide", "server.socket_mode = 01777\n", nil, []string{"server.socket_mode", "octal"}},
+		{"socket mode a word", "", []string{"FOLIO_SERVER_SOCKET_MODE=rw"}, []string{"FOLIO_SERVER_SOCKET_MODE", "server.socket_mode"}},
 		{"empty storage dir", "storage.dir = \n", nil, []string{"storage.dir"}},
 		{"bad storage driver", "storage.driver = ftp\n", nil, []string{"storage.driver", "local or s3"}},
 		{"s3 without its keys", "storage.driver = s3\n", nil, []string{"storage.s3", "endpoint is required", "bucket name", "access key and a secret key"}},

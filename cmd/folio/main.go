@@ -76,12 +76,12 @@ func runServe(configFlag string, stderr io.Writer) int {
 	// Bound before newApp, which may generate the administrator's first
 	// password and print it: a start that cannot serve must fail before
 	// it creates or shows anything.
-	ln, err := listen(cfg.Addr)
+	ln, err := listen(cfg.Addr, cfg.SocketMode)
 	if err != nil {
 		logger.Error("start-up failed", "err", fmt.Errorf("listen on %s: %w", cfg.Addr, err))
 		return 1
 	}
-	cfg.listenAddr = ln.Addr().String()
+	cfg.listenAddr = listenerAddr(ln)
 	slog.SetDefault(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -112,7 +112,10 @@ func runServe(configFlag string, stderr io.Writer) int {
 	}()
 	err = serve(ctx, ln, a.handler, logger, func(addr string) {
 		site, console := startURLs(cfg.BaseURL, addr, cfg.ConsoleEnabled)
-		attrs := []any{"addr", addr, "url", site}
+		attrs := []any{"addr", addr}
+		if site != "" {
+			attrs = append(attrs, "url", site)
+		}
 		if console != "" {
 			attrs = append(attrs, "console", console)
 		}
@@ -131,15 +134,17 @@ func runServe(configFlag string, stderr io.Writer) int {
 	return 0
 }
 
-func listen(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
-
 // startURLs are the site's and the console's addresses as the start-up
 // lines give them, for a person to open (docs/operating.md#first-start):
 // server.base_url when set, else the bound address, a loopback one in
 // place of "any address", which a browser cannot open. console is empty
-// when the console is off.
+// when the console is off. Both are empty for a Unix socket without
+// server.base_url: no browser opens a socket.
 func startURLs(baseURL, addr string, consoleOn bool) (site, console string) {
 	site = strings.TrimRight(baseURL, "/") + "/"
+	if baseURL == "" && strings.HasPrefix(addr, "unix:") {
+		return "", ""
+	}
 	if baseURL == "" {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {

@@ -158,7 +158,7 @@ func listenMetrics(cfg *Config) (net.Listener, error) {
 	if cfg.MetricsAddr == "" {
 		return nil, nil
 	}
-	ln, err := listen(cfg.MetricsAddr)
+	ln, err := listen(cfg.MetricsAddr, 0)
 	if err != nil {
 		return nil, fmt.Errorf("metrics.addr: listen on %s: %w", cfg.MetricsAddr, err)
 	}

@@ -218,6 +218,9 @@ func signInURL(cfg *Config) string {
 		return ""
 	}
 	_, console := startURLs(cfg.BaseURL, cfg.listenAddr, true)
+	if console == "" {
+		return ""
+	}
 	return console + "login"
 }
 
@@ -233,9 +236,9 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("folio listening", "addr", ln.Addr().String(), "version", buildVersion(version, readBuildInfo()))
+	logger.Info("folio listening", "addr", listenerAddr(ln), "version", buildVersion(version, readBuildInfo()))
 	if ready != nil {
-		ready(ln.Addr().String())
+		ready(listenerAddr(ln))
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

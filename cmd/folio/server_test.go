@@ -234,6 +234,8 @@ func TestStartURLsArePagesABrowserCanOpen(t *testing.T) {
 		{"base_url wins", "https://blog.example", "0.0.0.0:8080", true, "https://blog.example/", "https://blog.example/console/"},
 		{"base_url with a slash", "https://blog.example/", "[::]:8080", true, "https://blog.example/", "https://blog.example/console/"},
 		{"console off", "", "127.0.0.1:8080", false, "http://127.0.0.1:8080/", ""},
+		{"Unix socket", "", "unix:/run/folio/folio.sock", true, "", ""},
+		{"Unix socket with base_url", "https://blog.example", "unix:/run/folio/folio.sock", true, "https://blog.example/", "https://blog.example/console/"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			site, console := startURLs(tt.base, tt.addr, tt.consoleOn)
