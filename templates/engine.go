@@ -56,12 +56,13 @@ type Options struct {
 }
 
 // Engine renders the site's pages. Everything is parsed and checked when it
-// is built, so a broken template stops start-up instead of a request.
+// is built, so a broken template stops start-up instead of a request; the
+// parsed sets are made again on first use and dropped by Release.
 type Engine struct {
-	views  map[string]*template.Template // by kind
-	pages  map[string]*template.Template // by page template name
-	assets map[string]asset              // by served (hashed) file name
-	urls   map[string]string             // logical asset name -> /static/… URL
+	views  map[string]*parsed // by kind
+	pages  map[string]*parsed // by page template name
+	assets map[string]asset   // by served (hashed) file name
+	urls   map[string]string  // logical asset name -> /static/… URL
 }
 
 type asset struct {
@@ -92,8 +93,8 @@ func New(opt Options) (*Engine, error) {
 		theme = os.DirFS(opt.ThemeDir)
 	}
 	e := &Engine{
-		views:  map[string]*template.Template{},
-		pages:  map[string]*template.Template{},
+		views:  map[string]*parsed{},
+		pages:  map[string]*parsed{},
 		assets: map[string]asset{},
 		urls:   map[string]string{},
 	}
@@ -120,7 +121,8 @@ func New(opt Options) (*Engine, error) {
 		if k.name == pageWrapper+".html" {
 			continue // only used around page templates
 		}
-		t, err := e.parse(append(append([]source{}, shared...), k))
+		srcs := append(append([]source{}, shared...), k)
+		t, err := newParsed(func() (*template.Template, error) { return e.parse(srcs) })
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +143,8 @@ func New(opt Options) (*Engine, error) {
 		for _, p := range pages {
 			body := p
 			body.name, body.alias = "pages/"+p.name, "page-body"
-			t, err := e.parse(append(append([]source{}, shared...), wrapper, body), p.origin)
+			srcs, origin := append(append([]source{}, shared...), wrapper, body), p.origin
+			t, err := newParsed(func() (*template.Template, error) { return e.parse(srcs, origin) })
 			if err != nil {
 				return nil, err
 			}
@@ -354,11 +357,11 @@ func (a asset) serve(w http.ResponseWriter, r *http.Request) {
 // Render renders the site page of kind (KindHome, KindPost, …) into memory,
 // so a failing template never sends half a page.
 func (e *Engine) Render(kind string, v *View) ([]byte, error) {
-	t, ok := e.views[kind]
+	p, ok := e.views[kind]
 	if !ok {
 		return nil, fmt.Errorf("templates: no page kind %q", kind)
 	}
-	return execute(t, v)
+	return execute(p, v)
 }
 
 // HasPage reports whether the page template name exists.
@@ -371,14 +374,25 @@ func (e *Engine) HasPage(name string) bool {
 // by the site layout. The template sees the whole View; .Page and .Config
 // are the page and its parsed config.
 func (e *Engine) RenderPage(name string, v *View) ([]byte, error) {
-	t, ok := e.pages[name]
+	p, ok := e.pages[name]
 	if !ok {
 		return nil, fmt.Errorf("templates: no page template %q", name)
 	}
-	return execute(t, v)
+	return execute(p, v)
 }
 
-func execute(t *template.Template, v *View) ([]byte, error) {
+// Release drops the parsed templates, for a quiet site: the next render
+// parses its page's set again (docs/design.md#memory).
+func (e *Engine) Release() {
+	releaseAll(e.views)
+	releaseAll(e.pages)
+}
+
+func execute(p *parsed, v *View) ([]byte, error) {
+	t, err := p.get()
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("templates: render %s: %w", t.Name(), err)

@@ -107,12 +107,13 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	site := a.settings.Site
 	siteName := func(ctx context.Context) string { return site.Get(ctx).SiteName }
 	var console *auth.Console
+	var consoleTmpl *templates.Console
 	if cfg.ConsoleEnabled {
 		tmpl, err := templates.NewConsole()
 		if err != nil {
 			return fail(err)
 		}
-		console = auth.NewConsole(authSvc, tmpl, siteName)
+		console, consoleTmpl = auth.NewConsole(authSvc, tmpl, siteName), tmpl
 	}
 	public, err := templates.NewPublic()
 	if err != nil {
@@ -176,6 +177,11 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()
 		fh.DropCaches()
+		engine.Release()
+		public.Release()
+		if consoleTmpl != nil {
+			consoleTmpl.Release()
+		}
 		db.ReleaseIdle(ctx)
 	})
 	a.background(ctx, mem.run)
