@@ -75,7 +75,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	a.instance = inst.ID
 	// Checked once before anything is served, so that caches start out
 	// trusting the counters where they may.
-	scope := &scopeWatch{db: db, instances: instances, logger: logger}
+	quiet := &quietSignal{}
+	scope := &scopeWatch{db: db, instances: instances, logger: logger, quiet: quiet}
 	scope.check(ctx)
 	a.background(ctx, scope.run)
 	settings := cfg.Settings.register()
@@ -183,7 +184,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 			consoleTmpl.Release()
 		}
 		db.ReleaseIdle(ctx)
-	})
+	}, quiet)
 	a.background(ctx, mem.run)
 
 	a.handler = httpx.Chain(a.router,
