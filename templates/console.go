@@ -167,17 +167,22 @@ func (c *Console) loadAssets() error {
 	var css bytes.Buffer
 	for _, ent := range entries {
 		name := ent.Name()
+		if path.Ext(name) != ".css" {
+			served, a, err := embeddedAsset(c.fsys, c.dir+"/static/"+name)
+			if err != nil {
+				return err
+			}
+			c.assets[served] = a
+			c.urls[name] = c.prefix + served
+			continue
+		}
 		body, err := fs.ReadFile(c.fsys, c.dir+"/static/"+name)
 		if err != nil {
 			return fmt.Errorf("templates: read %s/static/%s: %w", c.dir, name, err)
 		}
-		if path.Ext(name) == ".css" {
-			fmt.Fprintf(&css, "/* %s */\n", name)
-			css.Write(body)
-			css.WriteByte('\n')
-			continue
-		}
-		c.addAsset(name, body)
+		fmt.Fprintf(&css, "/* %s */\n", name)
+		css.Write(body)
+		css.WriteByte('\n')
 	}
 	c.addAsset(c.dir+".css", css.Bytes())
 	return nil
@@ -201,7 +206,7 @@ func (c *Console) AssetURL(name string) (string, bool) {
 func (c *Console) Assets() map[string]int {
 	out := map[string]int{}
 	for name, u := range c.urls {
-		out[name] = len(c.assets[strings.TrimPrefix(u, c.prefix)].body)
+		out[name] = c.assets[strings.TrimPrefix(u, c.prefix)].size
 	}
 	return out
 }

@@ -66,9 +66,15 @@ type Engine struct {
 }
 
 type asset struct {
-	body  []byte
-	ctype string
-	etag  string
+	// body is the content when it was made or read from a theme; nil for
+	// an embedded file, which is read from the program's own read-only
+	// data at each request (embedded) rather than copied to the heap.
+	body     []byte
+	embedded fs.FS
+	path     string // of the embedded file
+	size     int
+	ctype    string
+	etag     string
 }
 
 // source is one template file and where it came from, for error messages.
@@ -290,12 +296,12 @@ func (e *Engine) loadAssets(theme fs.FS, themeDir string) error {
 				return fmt.Errorf("templates: theme file %s: %w", filepathJoin(themeDir, "static/"+name), err)
 			}
 		}
-		if body == nil {
-			if body, err = fs.ReadFile(builtin, "static/"+name); err != nil {
-				return fmt.Errorf("templates: read static/%s: %w", name, err)
-			}
+		served, a := "", asset{}
+		if body != nil {
+			served, a = newAsset(name, body)
+		} else if served, a, err = embeddedAsset(builtin, "static/"+name); err != nil {
+			return err
 		}
-		served, a := newAsset(name, body)
 		e.assets[served] = a
 		e.urls[name] = "/static/" + served
 	}
@@ -341,7 +347,19 @@ func newAsset(name string, body []byte) (string, asset) {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	return strings.TrimSuffix(name, ext) + "." + hash + ext, asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+	return strings.TrimSuffix(name, ext) + "." + hash + ext, asset{body: body, size: len(body), ctype: ctype, etag: `"` + hash + `"`}
+}
+
+// embeddedAsset is newAsset for the file at file of the embedded fsys,
+// served from the program's data, not from a copy.
+func embeddedAsset(fsys fs.FS, file string) (string, asset, error) {
+	body, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return "", asset{}, fmt.Errorf("templates: read %s: %w", file, err)
+	}
+	served, a := newAsset(path.Base(file), body)
+	a.body, a.embedded, a.path = nil, fsys, file
+	return served, a, nil
 }
 
 // serve answers with the asset. Its name carries the content hash, so the
@@ -351,7 +369,22 @@ func (a asset) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", a.ctype)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("ETag", a.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	if a.body != nil {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+		return
+	}
+	f, err := a.embedded.Open(a.path)
+	if err != nil {
+		http.Error(w, "asset unavailable", http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	rs, ok := f.(io.ReadSeeker) // an embedded file is one
+	if !ok {
+		http.Error(w, "asset unavailable", http.StatusInternalServerError)
+		return
+	}
+	http.ServeContent(w, r, "", time.Time{}, rs)
 }
 
 // Render renders the site page of kind (KindHome, KindPost, …) into memory,

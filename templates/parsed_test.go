@@ -2,8 +2,12 @@ package templates
 
 import (
 	"bytes"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -125,4 +129,52 @@ func TestRenderDuringReleaseRendersWholePages(t *testing.T) {
 		}
 	})
 	wg.Wait()
+}
+
+// Embedded static files are served from the program's own data, not from
+// a copy on the heap, and answer as the bytes they are: whole, in ranges,
+// and with their sizes reported.
+func TestEmbeddedAssetsAreServedWithoutACopy(t *testing.T) {
+	e := newEngine(t, "")
+	c, err := NewConsole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		assets map[string]asset
+		url    string
+		fsys   fs.FS
+		file   string
+		serve  func(http.ResponseWriter, *http.Request, string) bool
+	}{
+		{"site style.css", e.assets, e.urls["style.css"], builtin, "static/style.css", e.ServeAsset},
+		{"console editor.js", c.assets, c.urls["editor.js"], consoleFS, "console/static/editor.js", c.ServeAsset},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := fs.ReadFile(tc.fsys, tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			served := tc.url[strings.LastIndex(tc.url, "/")+1:]
+			a, ok := tc.assets[served]
+			if !ok || a.body != nil || a.size != len(want) {
+				t.Fatalf("asset %s: found %v, copied %d bytes, size %d (want none copied, size %d)", served, ok, len(a.body), a.size, len(want))
+			}
+			rec := httptest.NewRecorder()
+			if !tc.serve(rec, httptest.NewRequest("GET", tc.url, nil), served) || rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), want) {
+				t.Fatalf("whole file: status %d, %d bytes, want 200 and %d bytes", rec.Code, rec.Body.Len(), len(want))
+			}
+			req := httptest.NewRequest("GET", tc.url, nil)
+			req.Header.Set("Range", "bytes=10-19")
+			rec = httptest.NewRecorder()
+			tc.serve(rec, req, served)
+			if rec.Code != http.StatusPartialContent || !bytes.Equal(rec.Body.Bytes(), want[10:20]) {
+				t.Fatalf("range: status %d, body %q, want 206 and %q", rec.Code, rec.Body.Bytes(), want[10:20])
+			}
+		})
+	}
+	if got := c.Assets()["editor.js"]; got == 0 {
+		t.Error("the size report lost editor.js's size")
+	}
 }
