@@ -39,14 +39,15 @@ const ConsoleStaticPrefix = "/console/static/"
 const PublicStaticPrefix = "/s/static/"
 
 // Console renders the web console's pages. Every template is parsed and
-// checked when it is built, so a broken one stops start-up.
+// checked when it is built, so a broken one stops start-up; a page's set is
+// parsed again on its first render and dropped by Release.
 type Console struct {
 	fsys   fs.FS
-	dir    string                        // "console" or "public"
-	prefix string                        // where the assets are served
-	pages  map[string]*template.Template // by page name
-	assets map[string]asset              // by served (hashed) file name
-	urls   map[string]string             // logical name -> served URL
+	dir    string             // "console" or "public"
+	prefix string             // where the assets are served
+	pages  map[string]*parsed // by page name
+	assets map[string]asset   // by served (hashed) file name
+	urls   map[string]string  // logical name -> served URL
 }
 
 // Public renders the file host's public pages: a set of pages like the
@@ -95,7 +96,7 @@ func NewPublic() (*Public, error) {
 // layout.html and partials.html, and bundles its stylesheets as dir.css.
 func newPageSet(fsys fs.FS, dir, prefix string) (*Console, error) {
 	c := &Console{fsys: fsys, dir: dir, prefix: prefix,
-		pages: map[string]*template.Template{}, assets: map[string]asset{}, urls: map[string]string{}}
+		pages: map[string]*parsed{}, assets: map[string]asset{}, urls: map[string]string{}}
 	if err := c.loadAssets(); err != nil {
 		return nil, err
 	}
@@ -119,7 +120,8 @@ func newPageSet(fsys fs.FS, dir, prefix string) (*Console, error) {
 		return nil, fmt.Errorf("templates: %s needs layout.html and partials.html", dir)
 	}
 	for _, p := range pages {
-		t, err := c.parse(append(append([]string{}, shared...), p))
+		files := append(append([]string{}, shared...), p)
+		t, err := newParsed(func() (*template.Template, error) { return c.parse(files) })
 		if err != nil {
 			return nil, err
 		}
@@ -165,17 +167,22 @@ func (c *Console) loadAssets() error {
 	var css bytes.Buffer
 	for _, ent := range entries {
 		name := ent.Name()
+		if path.Ext(name) != ".css" {
+			served, a, err := embeddedAsset(c.fsys, c.dir+"/static/"+name)
+			if err != nil {
+				return err
+			}
+			c.assets[served] = a
+			c.urls[name] = c.prefix + served
+			continue
+		}
 		body, err := fs.ReadFile(c.fsys, c.dir+"/static/"+name)
 		if err != nil {
 			return fmt.Errorf("templates: read %s/static/%s: %w", c.dir, name, err)
 		}
-		if path.Ext(name) == ".css" {
-			fmt.Fprintf(&css, "/* %s */\n", name)
-			css.Write(body)
-			css.WriteByte('\n')
-			continue
-		}
-		c.addAsset(name, body)
+		fmt.Fprintf(&css, "/* %s */\n", name)
+		css.Write(body)
+		css.WriteByte('\n')
 	}
 	c.addAsset(c.dir+".css", css.Bytes())
 	return nil
@@ -199,7 +206,7 @@ func (c *Console) AssetURL(name string) (string, bool) {
 func (c *Console) Assets() map[string]int {
 	out := map[string]int{}
 	for name, u := range c.urls {
-		out[name] = len(c.assets[strings.TrimPrefix(u, c.prefix)].body)
+		out[name] = c.assets[strings.TrimPrefix(u, c.prefix)].size
 	}
 	return out
 }
@@ -224,9 +231,13 @@ func (c *Console) HasPage(name string) bool {
 // Render renders the console page name into memory, so that a failing
 // template never sends half a page.
 func (c *Console) Render(name string, v *ConsoleView) ([]byte, error) {
-	t, ok := c.pages[name]
+	p, ok := c.pages[name]
 	if !ok {
 		return nil, fmt.Errorf("templates: no console page %q", name)
+	}
+	t, err := p.get()
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
@@ -234,6 +245,10 @@ func (c *Console) Render(name string, v *ConsoleView) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// Release drops the parsed pages, for a quiet site: the next render of a
+// page parses it again (docs/design.md#memory).
+func (c *Console) Release() { releaseAll(c.pages) }
 
 func (c *Console) funcs() template.FuncMap {
 	return template.FuncMap{

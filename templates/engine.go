@@ -56,18 +56,25 @@ type Options struct {
 }
 
 // Engine renders the site's pages. Everything is parsed and checked when it
-// is built, so a broken template stops start-up instead of a request.
+// is built, so a broken template stops start-up instead of a request; the
+// parsed sets are made again on first use and dropped by Release.
 type Engine struct {
-	views  map[string]*template.Template // by kind
-	pages  map[string]*template.Template // by page template name
-	assets map[string]asset              // by served (hashed) file name
-	urls   map[string]string             // logical asset name -> /static/… URL
+	views  map[string]*parsed // by kind
+	pages  map[string]*parsed // by page template name
+	assets map[string]asset   // by served (hashed) file name
+	urls   map[string]string  // logical asset name -> /static/… URL
 }
 
 type asset struct {
-	body  []byte
-	ctype string
-	etag  string
+	// body is the content when it was made or read from a theme; nil for
+	// an embedded file, which is read from the program's own read-only
+	// data at each request (embedded) rather than copied to the heap.
+	body     []byte
+	embedded fs.FS
+	path     string // of the embedded file
+	size     int
+	ctype    string
+	etag     string
 }
 
 // source is one template file and where it came from, for error messages.
@@ -92,8 +99,8 @@ func New(opt Options) (*Engine, error) {
 		theme = os.DirFS(opt.ThemeDir)
 	}
 	e := &Engine{
-		views:  map[string]*template.Template{},
-		pages:  map[string]*template.Template{},
+		views:  map[string]*parsed{},
+		pages:  map[string]*parsed{},
 		assets: map[string]asset{},
 		urls:   map[string]string{},
 	}
@@ -120,7 +127,8 @@ func New(opt Options) (*Engine, error) {
 		if k.name == pageWrapper+".html" {
 			continue // only used around page templates
 		}
-		t, err := e.parse(append(append([]source{}, shared...), k))
+		srcs := append(append([]source{}, shared...), k)
+		t, err := newParsed(func() (*template.Template, error) { return e.parse(srcs) })
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +149,8 @@ func New(opt Options) (*Engine, error) {
 		for _, p := range pages {
 			body := p
 			body.name, body.alias = "pages/"+p.name, "page-body"
-			t, err := e.parse(append(append([]source{}, shared...), wrapper, body), p.origin)
+			srcs, origin := append(append([]source{}, shared...), wrapper, body), p.origin
+			t, err := newParsed(func() (*template.Template, error) { return e.parse(srcs, origin) })
 			if err != nil {
 				return nil, err
 			}
@@ -287,12 +296,12 @@ func (e *Engine) loadAssets(theme fs.FS, themeDir string) error {
 				return fmt.Errorf("templates: theme file %s: %w", filepathJoin(themeDir, "static/"+name), err)
 			}
 		}
-		if body == nil {
-			if body, err = fs.ReadFile(builtin, "static/"+name); err != nil {
-				return fmt.Errorf("templates: read static/%s: %w", name, err)
-			}
+		served, a := "", asset{}
+		if body != nil {
+			served, a = newAsset(name, body)
+		} else if served, a, err = embeddedAsset(builtin, "static/"+name); err != nil {
+			return err
 		}
-		served, a := newAsset(name, body)
 		e.assets[served] = a
 		e.urls[name] = "/static/" + served
 	}
@@ -338,7 +347,19 @@ func newAsset(name string, body []byte) (string, asset) {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	return strings.TrimSuffix(name, ext) + "." + hash + ext, asset{body: body, ctype: ctype, etag: `"` + hash + `"`}
+	return strings.TrimSuffix(name, ext) + "." + hash + ext, asset{body: body, size: len(body), ctype: ctype, etag: `"` + hash + `"`}
+}
+
+// embeddedAsset is newAsset for the file at file of the embedded fsys,
+// served from the program's data, not from a copy.
+func embeddedAsset(fsys fs.FS, file string) (string, asset, error) {
+	body, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return "", asset{}, fmt.Errorf("templates: read %s: %w", file, err)
+	}
+	served, a := newAsset(path.Base(file), body)
+	a.body, a.embedded, a.path = nil, fsys, file
+	return served, a, nil
 }
 
 // serve answers with the asset. Its name carries the content hash, so the
@@ -348,17 +369,32 @@ func (a asset) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", a.ctype)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("ETag", a.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	if a.body != nil {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+		return
+	}
+	f, err := a.embedded.Open(a.path)
+	if err != nil {
+		http.Error(w, "asset unavailable", http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	rs, ok := f.(io.ReadSeeker) // an embedded file is one
+	if !ok {
+		http.Error(w, "asset unavailable", http.StatusInternalServerError)
+		return
+	}
+	http.ServeContent(w, r, "", time.Time{}, rs)
 }
 
 // Render renders the site page of kind (KindHome, KindPost, …) into memory,
 // so a failing template never sends half a page.
 func (e *Engine) Render(kind string, v *View) ([]byte, error) {
-	t, ok := e.views[kind]
+	p, ok := e.views[kind]
 	if !ok {
 		return nil, fmt.Errorf("templates: no page kind %q", kind)
 	}
-	return execute(t, v)
+	return execute(p, v)
 }
 
 // HasPage reports whether the page template name exists.
@@ -371,14 +407,25 @@ func (e *Engine) HasPage(name string) bool {
 // by the site layout. The template sees the whole View; .Page and .Config
 // are the page and its parsed config.
 func (e *Engine) RenderPage(name string, v *View) ([]byte, error) {
-	t, ok := e.pages[name]
+	p, ok := e.pages[name]
 	if !ok {
 		return nil, fmt.Errorf("templates: no page template %q", name)
 	}
-	return execute(t, v)
+	return execute(p, v)
 }
 
-func execute(t *template.Template, v *View) ([]byte, error) {
+// Release drops the parsed templates, for a quiet site: the next render
+// parses its page's set again (docs/design.md#memory).
+func (e *Engine) Release() {
+	releaseAll(e.views)
+	releaseAll(e.pages)
+}
+
+func execute(p *parsed, v *View) ([]byte, error) {
+	t, err := p.get()
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("templates: render %s: %w", t.Name(), err)

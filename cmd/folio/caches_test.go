@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"folio/auth/authtest"
 	"folio/httpx/httpxtest"
@@ -249,5 +250,44 @@ func TestNewShortLinkServedAtOnceByAnotherProcess(t *testing.T) {
 	httpxtest.Into(t, owner.Upload("/api/v1/upload", "file", "a.png", content).Expect(200).U().Data, &res)
 	if got := reader.Do("GET", pathOf(t, res.Links.URL), nil).Expect(200).Body; !bytes.Equal(got, content) {
 		t.Fatal("the other process serves other bytes than were uploaded")
+	}
+}
+
+// TestScopeWatchWaitsForTheNextRequestWhileQuiet: while the site is quiet
+// the registry is not read every second (a process's disappearance is not
+// acted on yet); the next request has it read at once.
+func TestScopeWatchWaitsForTheNextRequestWhileQuiet(t *testing.T) {
+	db := sqlstoretest.Open(t)
+	ctx := context.Background()
+	foreign := sqlstore.NewInstances(db)
+	inst, err := foreign.Register(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := &quietSignal{}
+	w := &scopeWatch{db: db, instances: sqlstore.NewInstances(db), logger: slog.New(slog.DiscardHandler), quiet: quiet}
+	w.check(ctx)
+	quiet.raise()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); w.run(runCtx) }()
+	defer func() { stop(); <-done }()
+
+	counter := db.Changes().Counter("any")
+	before := counter.Load()
+	if err := foreign.Unregister(ctx, inst); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(scopeEvery + scopeEvery/2)
+	if counter.Load() != before {
+		t.Fatal("the registry was read every second while the site was quiet")
+	}
+	quiet.lower()
+	deadline := time.Now().Add(5 * time.Second)
+	for counter.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("a request ended the quiet and the registry was not read")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

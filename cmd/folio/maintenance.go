@@ -97,6 +97,9 @@ type scopeWatch struct {
 	instances *sqlstore.Instances
 	logger    *slog.Logger
 	alive     map[string]bool // as of the last check
+	// quiet, when not nil, slows the watch to scopeQuietEvery while the
+	// site is quiet, and ends the wait at its next request.
+	quiet *quietSignal
 }
 
 // check reads the registry once.
@@ -127,13 +130,22 @@ func (w *scopeWatch) check(ctx context.Context) {
 	}
 }
 
-// run checks until ctx ends.
+// run checks until ctx ends: every scopeEvery, or while the site is quiet
+// every scopeQuietEvery and at once when a request ends the quiet.
 func (w *scopeWatch) run(ctx context.Context) {
 	for {
+		wait, woken := scopeEvery, w.quiet.ended()
+		if woken != nil {
+			wait = scopeQuietEvery
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-time.After(scopeEvery):
+		case <-t.C:
+		case <-woken:
+			t.Stop()
 		}
 		w.check(ctx)
 	}
@@ -143,6 +155,13 @@ func (w *scopeWatch) run(ctx context.Context) {
 // sqlstore.ScopeValid, so that a healthy process never stops trusting its
 // counters.
 const scopeEvery = time.Second
+
+// scopeQuietEvery is how often the registry is read while the site is quiet
+// (docs/design.md#memory). On PostgreSQL the counters then lapse between
+// reads, and the background loops' few reads ask the database; on SQLite,
+// where they never lapse, a process's death is noticed, and every counter
+// bumped, this much later, which is the heartbeat's own period.
+const scopeQuietEvery = sqlstore.HeartbeatEvery
 
 // startJanitor runs one janitor pass now, before the server accepts a
 // request, and then every minute until Close. The first pass is cheap (it

@@ -46,6 +46,10 @@ type memoryReleaser struct {
 
 	lowerIdleGC bool // lower GOGC after a release (not in unit tests of observe)
 
+	// quiet is raised by a release and lowered by the next request; nil in
+	// unit tests of observe.
+	quiet *quietSignal
+
 	seen     uint64 // requests counted at the last observation
 	busy     bool   // a burst was seen and nothing has been released since
 	released bool   // released at the last observation
@@ -54,8 +58,8 @@ type memoryReleaser struct {
 // newMemoryReleaser releases with release, then hands the Go heap's free
 // pages back and pages the program's code out. A kernel that cannot page
 // out keeps it, which only costs memory.
-func newMemoryReleaser(release func(context.Context)) *memoryReleaser {
-	return &memoryReleaser{release: func(ctx context.Context) {
+func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memoryReleaser {
+	return &memoryReleaser{quiet: quiet, release: func(ctx context.Context) {
 		release(ctx)
 		// A first collection only moves the burst's pooled buffers (the
 		// sync.Pools of the HTTP server and the renderers) to the pools'
@@ -78,6 +82,7 @@ func (m *memoryReleaser) Middleware(next http.Handler) http.Handler {
 		if m.idleGC.Load() && m.idleGC.CompareAndSwap(true, false) {
 			debug.SetGCPercent(m.gcPercent)
 		}
+		m.quiet.lower()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -113,6 +118,7 @@ func (m *memoryReleaser) observe(ctx context.Context) bool {
 		m.busy = false
 		m.release(ctx)
 		m.released = true
+		m.quiet.raise()
 		if m.lowerIdleGC {
 			m.lowerGC()
 		}
@@ -135,4 +141,46 @@ func (m *memoryReleaser) run(ctx context.Context) {
 			m.observe(ctx)
 		}
 	}
+}
+
+// quietSignal tells background loops that the site is quiet: raised when a
+// burst's memory is released, lowered by the next request. A loop that
+// only keeps request paths fast (the scope watch) runs less often while it
+// is raised: each of its wake-ups runs code and allocates, which pages the
+// program back in and grows the heap of a process that serves nobody
+// (docs/design.md#memory).
+type quietSignal struct {
+	ch atomic.Pointer[chan struct{}]
+}
+
+// raise marks the site quiet, unless it is already.
+func (q *quietSignal) raise() {
+	if q == nil || q.ch.Load() != nil {
+		return
+	}
+	ch := make(chan struct{})
+	q.ch.CompareAndSwap(nil, &ch)
+}
+
+// lower ends the quiet, waking the loops waiting on it. A request pays one
+// atomic load when the site is not quiet.
+func (q *quietSignal) lower() {
+	if q == nil {
+		return
+	}
+	if p := q.ch.Load(); p != nil && q.ch.CompareAndSwap(p, nil) {
+		close(*p)
+	}
+}
+
+// ended is nil when the site is not quiet, else a channel closed when the
+// quiet ends.
+func (q *quietSignal) ended() <-chan struct{} {
+	if q == nil {
+		return nil
+	}
+	if p := q.ch.Load(); p != nil {
+		return *p
+	}
+	return nil
 }

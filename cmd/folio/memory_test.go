@@ -103,3 +103,31 @@ func TestMemoryReleaserLeavesAnEagerOrDisabledCollectorAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestReleaseMakesTheSiteQuietUntilTheNextRequest(t *testing.T) {
+	q := &quietSignal{}
+	m := &memoryReleaser{release: func(context.Context) {}, quiet: q}
+	if q.ended() != nil {
+		t.Fatal("quiet before any release")
+	}
+	m.requests.Add(busyRequests)
+	m.observe(context.Background())
+	if q.ended() != nil {
+		t.Fatal("quiet during a burst")
+	}
+	m.observe(context.Background()) // the quiet period after it: release
+	ended := q.ended()
+	if ended == nil {
+		t.Fatal("not quiet after a release")
+	}
+	m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).
+		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	select {
+	case <-ended:
+	default:
+		t.Fatal("a request did not end the quiet")
+	}
+	if q.ended() != nil {
+		t.Fatal("still quiet after a request")
+	}
+}

@@ -75,7 +75,8 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	a.instance = inst.ID
 	// Checked once before anything is served, so that caches start out
 	// trusting the counters where they may.
-	scope := &scopeWatch{db: db, instances: instances, logger: logger}
+	quiet := &quietSignal{}
+	scope := &scopeWatch{db: db, instances: instances, logger: logger, quiet: quiet}
 	scope.check(ctx)
 	a.background(ctx, scope.run)
 	settings := cfg.Settings.register()
@@ -107,12 +108,13 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	site := a.settings.Site
 	siteName := func(ctx context.Context) string { return site.Get(ctx).SiteName }
 	var console *auth.Console
+	var consoleTmpl *templates.Console
 	if cfg.ConsoleEnabled {
 		tmpl, err := templates.NewConsole()
 		if err != nil {
 			return fail(err)
 		}
-		console = auth.NewConsole(authSvc, tmpl, siteName)
+		console, consoleTmpl = auth.NewConsole(authSvc, tmpl, siteName), tmpl
 	}
 	public, err := templates.NewPublic()
 	if err != nil {
@@ -176,8 +178,13 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 	mem := newMemoryReleaser(func(ctx context.Context) {
 		a.site.DropCache()
 		fh.DropCaches()
+		engine.Release()
+		public.Release()
+		if consoleTmpl != nil {
+			consoleTmpl.Release()
+		}
 		db.ReleaseIdle(ctx)
-	})
+	}, quiet)
 	a.background(ctx, mem.run)
 
 	a.handler = httpx.Chain(a.router,
