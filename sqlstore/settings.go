@@ -443,10 +443,15 @@ func (r *Registry) warnIgnored(key string, value json.RawMessage, why error) {
 // interval.
 func (r *Registry) current(ctx context.Context) []any {
 	r.mu.Lock()
-	cur, fresh := r.cur, r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
+	cur := r.cur
 	local := r.db != nil && r.changes.Local()
+	var fresh bool
 	if local {
 		fresh = r.seenOK && r.counter.Load() == r.seen
+	} else {
+		// The clock only where the counters do not decide: every
+		// request reads settings, some several times.
+		fresh = r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
 	}
 	version, versionOK := r.version, r.versionOK
 	r.mu.Unlock()
