@@ -160,8 +160,10 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			if line.Status == 0 {
 				line.Status = http.StatusOK
 			}
-			line.End = time.Now()
-			line.Duration = line.End.Sub(start)
+			// One reading of the monotonic clock, where time.Now reads it
+			// and the wall clock: the end is the start moved on by it.
+			line.Duration = time.Since(start)
+			line.End = start.Add(line.Duration)
 			if access != nil {
 				access.HandleAccess(line)
 				return
