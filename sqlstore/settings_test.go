@@ -378,6 +378,34 @@ func TestGetWithSharedCountersReadsNoClock(t *testing.T) {
 	}
 }
 
+// TestGetWithSharedCountersTakesNoLock: a read of unchanged settings where
+// the counters decide answers while the registry's lock is held (by a
+// reload or a Put), and a Put still shows at once.
+func TestGetWithSharedCountersTakesNoLock(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	ctx := context.Background()
+	s := openTestSettings(t, sharedTestDB(t, cfg))
+	s.site.Get(ctx)
+	release := s.reg.HoldLock()
+	done := make(chan string, 1)
+	go func() { done <- s.site.Get(ctx).SiteName }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		release()
+		t.Fatal("a read of unchanged settings waited for the registry's lock")
+	}
+	release()
+	next := defaultSite()
+	next.SiteName = "Changed"
+	if err := s.site.Put(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.site.Get(ctx).SiteName; got != "Changed" {
+		t.Fatalf("after Put: site_name = %q", got)
+	}
+}
+
 // TestPutShowsOnTheNextReadWithoutSharedCounters: processes whose change
 // counters do not see each other (several machines) check the stored
 // settings version on each read, so a Put shows on the very next one.
