@@ -142,6 +142,9 @@ func (c *linkCache) len() int {
 // expires still reads it, to stop at its expiry (TestExpiredFilesAreInvisibleAtOnce).
 func TestRememberedLinkWithoutExpiryReadsNoClock(t *testing.T) {
 	e := newTestEnv(t)
+	// Links are remembered where the change counters see every process:
+	// on PostgreSQL once a registry read confirmed it, as here.
+	e.db.Changes().ConfirmShared(time.Now().Add(time.Hour))
 	_, c := e.newUser("alice", 0)
 	u := mustUpload(t, c, "a.png", pngBytes(t, 30, 20))
 	paths := []string{u.path(), "/t/" + u.hash()}
