@@ -53,14 +53,15 @@ func (s *Site) valid(st *siteState, now time.Time) bool {
 		(st.until.IsZero() || now.Before(st.until))
 }
 
-// siteState returns the site's state as of now. Where the change counters
-// see every process, a state checked earlier holds while the counters have
-// not moved and no scheduled post nor a new year has come: no query. Else
-// it asks the database, sharing the query with concurrent requests.
-func (s *Site) siteState(ctx context.Context) (*siteState, bool, error) {
+// siteState returns the site's state as of now, the request's time. Where
+// the change counters see every process, a state checked earlier holds
+// while the counters have not moved and no scheduled post nor a new year
+// has come: no query. Else it asks the database, sharing the query with
+// concurrent requests.
+func (s *Site) siteState(ctx context.Context, now time.Time) (*siteState, bool, error) {
 	local := s.b.db.Changes().Local()
 	if local {
-		if st := s.state.Load(); s.valid(st, s.b.now()) {
+		if st := s.state.Load(); s.valid(st, now) {
 			return st, true, nil
 		}
 	}

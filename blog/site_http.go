@@ -44,11 +44,14 @@ func (s *Site) handle(h siteHandler) http.Handler {
 		var key string
 		var tag stateTag
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			st, local, err := s.siteState(r.Context())
+			// One reading of the clock for both: a cached page costs
+			// little else.
+			now := s.b.now()
+			st, local, err := s.siteState(r.Context(), now)
 			if err != nil {
 				s.b.logger.Error("blog: site changed time", "err", err)
 			} else {
-				settled := s.b.now().Sub(st.tag.changed) >= settledAfter
+				settled := now.Sub(st.tag.changed) >= settledAfter
 				if settled {
 					changed = st.tag.changed
 				}
@@ -122,7 +125,8 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, h siteHandler) (*a
 // classic reports whether the site is on: render.render_mode is read per
 // request, so switching it through the settings API takes effect at once.
 func (s *Site) classic(r *http.Request) bool {
-	return s.b.settings.Get(r.Context()).Render.RenderMode == "classic"
+	// The render group alone: this runs on every page, cached ones too.
+	return s.b.settings.Render.Get(r.Context()).RenderMode == "classic"
 }
 
 // siteCSP is the Content-Security-Policy of every HTML page. The theme needs

@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"folio/httpx"
 	"folio/httpx/httpxtest"
@@ -133,4 +135,28 @@ func (c *linkCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.targets)
+}
+
+// A remembered link with no expiry is served without reading the clock,
+// which costs a good part of what serving it from memory does; one that
+// expires still reads it, to stop at its expiry (TestExpiredFilesAreInvisibleAtOnce).
+func TestRememberedLinkWithoutExpiryReadsNoClock(t *testing.T) {
+	e := newTestEnv(t)
+	// Links are remembered where the change counters see every process:
+	// on PostgreSQL once a registry read confirmed it, as here.
+	e.db.Changes().ConfirmShared(time.Now().Add(time.Hour))
+	_, c := e.newUser("alice", 0)
+	u := mustUpload(t, c, "a.png", pngBytes(t, 30, 20))
+	paths := []string{u.path(), "/t/" + u.hash()}
+	for _, p := range paths {
+		e.c.Do("GET", p, nil).Expect(200)
+	}
+	var reads atomic.Int64
+	e.svc.now = func() time.Time { reads.Add(1); return time.Now() }
+	for _, p := range paths {
+		e.c.Do("GET", p, nil).Expect(200)
+	}
+	if n := reads.Load(); n != 0 {
+		t.Fatalf("serving remembered links read the clock %d times, want 0", n)
+	}
 }

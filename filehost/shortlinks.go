@@ -61,9 +61,23 @@ func linkHash(h string) (string, bool) {
 	if i := strings.IndexByte(h, '.'); i >= 0 {
 		h = h[:i]
 	}
-	h = strings.ToLower(h)
-	if len(h) < 8 || len(h) > 64 || strings.Trim(h, "0123456789abcdef") != "" {
+	if len(h) < 8 || len(h) > 64 {
 		return "", false
+	}
+	// One pass, and a new string only for upper case: every short link,
+	// thumbnail and size asks.
+	upper := false
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			upper = true
+		default:
+			return "", false
+		}
+	}
+	if upper {
+		h = strings.ToLower(h)
 	}
 	return h, true
 }

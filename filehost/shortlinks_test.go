@@ -102,6 +102,9 @@ func TestLinkHashAcceptsHexWithAnOptionalExtension(t *testing.T) {
 	}{
 		{"abcd1234", "abcd1234", true},
 		{"ABCD1234", "abcd1234", true},
+		{"AbCd12eF.JPG", "abcd12ef", true},
+		{"abcd123\u212a", "", false}, // the Kelvin sign: lower case, a "k"
+		{"abcd 1234", "", false},
 		{"abcd1234.png", "abcd1234", true},
 		{"abcd1234.tar.gz", "abcd1234", true},
 		{strings.Repeat("f", 64), strings.Repeat("f", 64), true},

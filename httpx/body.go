@@ -63,11 +63,16 @@ func (s *Surface) HandleBody(pattern string, limit BodyLimit, h http.Handler) {
 
 // limitBody applies the body limit of the route r matches, before any
 // handler or guard runs: an oversized declared body is answered 413 at
-// once, whoever sends it. ok is false when it answered.
-func (s *Surface) limitBody(w http.ResponseWriter, r *http.Request) (ok bool) {
+// once, whoever sends it. ok is false when it answered. o is the owner of
+// the route, when known.
+func (s *Surface) limitBody(w http.ResponseWriter, r *http.Request, o *owner) (ok bool) {
+	if o == nil {
+		_, pattern := s.rt.mux.Handler(r)
+		o = s.rt.owners[pattern]
+	}
 	lim := &BodyLimit{}
-	if _, pattern := s.rt.mux.Handler(r); s.rt.owners[pattern] != nil && s.rt.owners[pattern].limit != nil {
-		lim = s.rt.owners[pattern].limit
+	if o != nil && o.limit != nil {
+		lim = o.limit
 	}
 	n := int64(DefaultBodyLimit)
 	if lim.Max != nil {

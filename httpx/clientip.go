@@ -23,6 +23,9 @@ type clientInfo struct {
 	https   bool
 	logger  *slog.Logger // the request's, set by AccessLog
 	host    string       // the Host header baseURL was made of (Proxies.Middleware's last)
+	// sw is AccessLog's writer for the request: kept here, it costs no
+	// allocation of its own.
+	sw statusWriter
 }
 
 // Proxies decides what to believe of forwarding headers. X-Forwarded-For,

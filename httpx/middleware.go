@@ -140,13 +140,16 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			sw := &statusWriter{ResponseWriter: w}
+			var sw *statusWriter
 			// Under Proxies.Middleware the request's client record
-			// carries the logger: one context value and one copy of the
-			// request fewer.
+			// carries the logger and the writer: one context value, one
+			// copy of the request and one allocation fewer.
 			if ci, ok := r.Context().Value(clientKey).(*clientInfo); ok && ci.logger == nil {
 				ci.logger = logger
+				ci.sw = statusWriter{ResponseWriter: w}
+				sw = &ci.sw
 			} else {
+				sw = &statusWriter{ResponseWriter: w}
 				r = r.WithContext(context.WithValue(r.Context(), loggerKey, logger))
 			}
 			next.ServeHTTP(sw, r)
@@ -157,8 +160,10 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			if line.Status == 0 {
 				line.Status = http.StatusOK
 			}
-			line.End = time.Now()
-			line.Duration = line.End.Sub(start)
+			// One reading of the monotonic clock, where time.Now reads it
+			// and the wall clock: the end is the start moved on by it.
+			line.Duration = time.Since(start)
+			line.End = start.Add(line.Duration)
 			if access != nil {
 				access.HandleAccess(line)
 				return

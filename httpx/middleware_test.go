@@ -183,3 +183,25 @@ func TestChainOrder(t *testing.T) {
 		t.Fatalf("order %v, want a b c", order)
 	}
 }
+
+// TestClientRecordAndAccessLogAllocateTwice: behind Proxies.Middleware a
+// request costs the access log no allocation of its own; the client
+// record and the request's copy carrying it are all there is.
+func TestClientRecordAndAccessLogAllocateTwice(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h := Chain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}), Proxies{}.Middleware, AccessLog(logger))
+	req := httptest.NewRequest("GET", "/x", nil)
+	w := &nopWriter{h: http.Header{}}
+	if n := testing.AllocsPerRun(100, func() { h.ServeHTTP(w, req) }); n > 2 {
+		t.Fatalf("%v allocations a request, want at most 2", n)
+	}
+}
+
+// nopWriter is a ResponseWriter that keeps nothing.
+type nopWriter struct{ h http.Header }
+
+func (w *nopWriter) Header() http.Header         { return w.h }
+func (w *nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *nopWriter) WriteHeader(int)             {}

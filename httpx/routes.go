@@ -15,7 +15,11 @@ import (
 // query strings: the route map is written once, where the routes are
 // (docs/design.md, HTTP). Every route is registered before serving starts.
 type Router struct {
-	mux          *http.ServeMux
+	mux *http.ServeMux
+	// direct holds the same patterns, each handler behind its surface's
+	// rules: a request on a clean path is matched once, there, instead of
+	// once to find its owner and again to serve it.
+	direct       *http.ServeMux
 	owners       map[string]*owner // every registered pattern
 	fallbacks    map[string]bool   // the method-less patterns answering misses
 	routes       []Route
@@ -67,7 +71,7 @@ type Surface struct {
 
 // NewRouter returns an empty route table.
 func NewRouter() *Router {
-	return &Router{mux: http.NewServeMux(), owners: map[string]*owner{}, fallbacks: map[string]bool{}}
+	return &Router{mux: http.NewServeMux(), direct: http.NewServeMux(), owners: map[string]*owner{}, fallbacks: map[string]bool{}}
 }
 
 // API adds a JSON API surface answering in env.
@@ -134,6 +138,11 @@ func (s *Surface) Fallback(pattern string, guards ...func(http.Handler) http.Han
 func (s *Surface) register(pattern string, h http.Handler, fallback bool) {
 	s.rt.mux.Handle(pattern, h)
 	o := &owner{surface: s}
+	s.rt.direct.Handle(pattern, recoverer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.admit(w, r, o) {
+			h.ServeHTTP(w, r)
+		}
+	}), s.env))
 	if s.rt.metrics != nil {
 		o.series = s.rt.metrics.route(routeLabel(pattern))
 	}
@@ -147,6 +156,12 @@ func (s *Surface) register(pattern string, h http.Handler, fallback bool) {
 // ServeHTTP serves the route the mux picks, within the rules of the surface
 // owning it.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A clean path is matched once, in direct, whose handlers apply
+	// their surface's rules. The mux cleans no CONNECT path.
+	if rt.metrics == nil && r.Method != http.MethodConnect && cleanPath(r.URL.Path) {
+		rt.direct.ServeHTTP(w, r)
+		return
+	}
 	// For an unclean path the mux reports the pattern the clean path
 	// matches, so the owner is known before any redirect.
 	_, pattern := rt.mux.Handler(r)
@@ -164,13 +179,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // owned serves a request whose path s owns.
 func (s *Surface) owned(w http.ResponseWriter, r *http.Request) {
-	if r.URL.RawQuery != "" && !validQueryText(r.URL.RawQuery) {
-		err := BadRequest("invalid query string")
-		if s.pages {
-			http.Error(w, err.Msg, err.Status)
-		} else {
-			s.env.Error(w, r, err)
-		}
+	if !s.validQuery(w, r) {
 		return
 	}
 	if !s.pages && !cleanPath(r.URL.Path) {
@@ -179,11 +188,32 @@ func (s *Surface) owned(w http.ResponseWriter, r *http.Request) {
 	}
 	// ContentLength is 0 without a body and -1 for a chunked one.
 	if r.ContentLength != 0 {
-		if !s.limitBody(w, r) {
+		if !s.limitBody(w, r, nil) {
 			return
 		}
 	}
 	s.rt.mux.ServeHTTP(w, r)
+}
+
+// admit applies s's rules to a request on a clean path matching o's
+// pattern, as owned does, and reports whether the route may serve it.
+func (s *Surface) admit(w http.ResponseWriter, r *http.Request, o *owner) bool {
+	return s.validQuery(w, r) && (r.ContentLength == 0 || s.limitBody(w, r, o))
+}
+
+// validQuery answers a refused query string, and reports whether r's is
+// accepted.
+func (s *Surface) validQuery(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.RawQuery == "" || validQueryText(r.URL.RawQuery) {
+		return true
+	}
+	err := BadRequest("invalid query string")
+	if s.pages {
+		http.Error(w, err.Msg, err.Status)
+	} else {
+		s.env.Error(w, r, err)
+	}
+	return false
 }
 
 // missUnclean answers an unclean path through the fallback owning its clean

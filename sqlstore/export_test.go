@@ -27,3 +27,10 @@ func (g *TxGroup) Waiting() int {
 	defer g.mu.Unlock()
 	return len(g.pending)
 }
+
+// HoldLock holds the registry's lock until the returned function is
+// called, so a test can tell which reads take it.
+func (r *Registry) HoldLock() (release func()) {
+	r.mu.Lock()
+	return r.mu.Unlock
+}

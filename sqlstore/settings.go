@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,6 +66,18 @@ type Registry struct {
 	versionOK bool
 	gen       uint64            // counts Puts, so a reload that started before one cannot undo it
 	ignored   map[string]string // stored values already warned about, by key, so a warning is logged once
+
+	// read is cur and seen while seenOK holds, nil otherwise: where the
+	// counters see every process, a read of unchanged settings, which
+	// every request makes, takes no lock.
+	read atomic.Pointer[readSettings]
+}
+
+// readSettings is what a read of settings read under an unmoved counter
+// answers.
+type readSettings struct {
+	cur  []any
+	seen uint64
 }
 
 // NewRegistry returns an empty registry.
@@ -295,6 +308,7 @@ func (r *Registry) SetText(key, text string) error {
 	}
 	g.setBase(next)
 	r.cur[i] = next
+	r.read.Store(nil)
 	return nil
 }
 
@@ -342,6 +356,7 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	r.mu.Lock()
 	if r.gen == gen {
 		r.cur, r.seen, r.seenOK = cur, seen, true
+		r.read.Store(&readSettings{cur: cur, seen: seen})
 		r.version, r.versionOK = version, verr == nil
 	}
 	r.loadedAt = r.now()
@@ -442,11 +457,19 @@ func (r *Registry) warnIgnored(key string, value json.RawMessage, why error) {
 // read failure the last known values, and the next attempt waits another
 // interval.
 func (r *Registry) current(ctx context.Context) []any {
+	if rd := r.read.Load(); rd != nil && r.changes.Local() && r.counter.Load() == rd.seen {
+		return rd.cur
+	}
 	r.mu.Lock()
-	cur, fresh := r.cur, r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
+	cur := r.cur
 	local := r.db != nil && r.changes.Local()
+	var fresh bool
 	if local {
 		fresh = r.seenOK && r.counter.Load() == r.seen
+	} else {
+		// The clock only where the counters do not decide: every
+		// request reads settings, some several times.
+		fresh = r.db == nil || r.now().Sub(r.loadedAt) < RefreshInterval
 	}
 	version, versionOK := r.version, r.versionOK
 	r.mu.Unlock()
@@ -522,6 +545,7 @@ func (r *Registry) Put(ctx context.Context, d Document) error {
 	r.mu.Lock()
 	r.cur, r.loadedAt = d.values, r.now()
 	r.seenOK = false // whether another process's Put came in between is unknown
+	r.read.Store(nil)
 	r.versionOK = false
 	r.gen++
 	r.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -355,6 +356,53 @@ func TestPutShowsAtOnceInEveryProcessSharingTheCounters(t *testing.T) {
 	}
 	if got := there.site.Get(ctx).SiteName; got != "Again" {
 		t.Fatalf("unannounced write: site_name = %q, want the cached %q", got, "Again")
+	}
+}
+
+// TestGetWithSharedCountersReadsNoClock: where the counters decide, a read
+// of the settings, which every request makes, reads no clock
+// (docs/design.md#caches-across-processes).
+func TestGetWithSharedCountersReadsNoClock(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	ctx := context.Background()
+	s := openTestSettings(t, sharedTestDB(t, cfg))
+	s.site.Get(ctx)
+	var reads atomic.Int64
+	s.reg.SetClock(func() time.Time { reads.Add(1); return time.Unix(1_700_000_000, 0) })
+	for range 3 {
+		s.site.Get(ctx)
+		s.upload.Get(ctx)
+	}
+	if n := reads.Load(); n != 0 {
+		t.Fatalf("6 reads of unchanged settings read the clock %d times, want 0", n)
+	}
+}
+
+// TestGetWithSharedCountersTakesNoLock: a read of unchanged settings where
+// the counters decide answers while the registry's lock is held (by a
+// reload or a Put), and a Put still shows at once.
+func TestGetWithSharedCountersTakesNoLock(t *testing.T) {
+	cfg := sqlstoretest.NewConfig(t)
+	ctx := context.Background()
+	s := openTestSettings(t, sharedTestDB(t, cfg))
+	s.site.Get(ctx)
+	release := s.reg.HoldLock()
+	done := make(chan string, 1)
+	go func() { done <- s.site.Get(ctx).SiteName }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		release()
+		t.Fatal("a read of unchanged settings waited for the registry's lock")
+	}
+	release()
+	next := defaultSite()
+	next.SiteName = "Changed"
+	if err := s.site.Put(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.site.Get(ctx).SiteName; got != "Changed" {
+		t.Fatalf("after Put: site_name = %q", got)
 	}
 }
 

@@ -343,13 +343,17 @@ type servedSite struct {
 	thumbType    string
 	home         []byte
 	homeType     string
+	// headers are Folio's other headers of each copy, by its name in
+	// copies: the plain reference sends them too.
+	headers map[string]map[string]string
 }
 
 // copies are the seeded responses nginx and the plain handler serve, by
 // the path they serve each under (without its slash).
 func (s *servedSite) copies() (map[string]plainFile, map[string][]byte) {
 	return map[string]plainFile{
-			"image": {Type: s.imageType}, "thumb": {Type: s.thumbType}, "variant": {Type: s.variantType}, "home": {Type: s.homeType}},
+			"image": {Type: s.imageType, Headers: s.headers["image"]}, "thumb": {Type: s.thumbType, Headers: s.headers["thumb"]},
+			"variant": {Type: s.variantType, Headers: s.headers["variant"]}, "home": {Type: s.homeType, Headers: s.headers["home"]}},
 		map[string][]byte{"image": s.image, "thumb": s.thumb, "variant": s.variant, "home": s.home}
 }
 
@@ -532,23 +536,29 @@ func seedServe(base, dbPath string, posts int) (*servedSite, error) {
 		return nil, errors.New("the upload has no thumbnail link")
 	}
 	var err error
-	if s.image, s.imageType, err = fetch(base + s.imagePath); err != nil {
+	s.headers = map[string]map[string]string{}
+	var h http.Header
+	if s.image, h, err = fetchHeaders(base + s.imagePath); err != nil {
 		return nil, err
 	}
-	if s.thumb, s.thumbType, err = fetch(base + s.thumbPath); err != nil { // made now
+	s.imageType, s.headers["image"] = h.Get("Content-Type"), plainHeaders(h)
+	if s.thumb, h, err = fetchHeaders(base + s.thumbPath); err != nil { // made now
 		return nil, err
 	}
+	s.thumbType, s.headers["thumb"] = h.Get("Content-Type"), plainHeaders(h)
 	s.variantPath = s.imagePath + "?w=" + strconv.Itoa(benchVariantWidth)
-	if s.variant, s.variantType, err = fetch(base + s.variantPath); err != nil { // made now
+	if s.variant, h, err = fetchHeaders(base + s.variantPath); err != nil { // made now
 		return nil, err
 	}
+	s.variantType, s.headers["variant"] = h.Get("Content-Type"), plainHeaders(h)
 
 	// A page is cached only once the site's last change is settledAfter
 	// (2 s) old.
 	time.Sleep(3 * time.Second)
-	if s.home, s.homeType, err = fetch(base + "/"); err != nil {
+	if s.home, h, err = fetchHeaders(base + "/"); err != nil {
 		return nil, err
 	}
+	s.homeType, s.headers["home"] = h.Get("Content-Type"), plainHeaders(h)
 	var mid struct {
 		Data struct {
 			Items      []json.RawMessage `json:"items"`
@@ -692,19 +702,25 @@ func noisyPNG(size int) []byte {
 // fetch GETs url and returns its body and Content-Type; anything but a 200
 // is an error.
 func fetch(url string) ([]byte, string, error) {
+	b, h, err := fetchHeaders(url)
+	return b, h.Get("Content-Type"), err
+}
+
+// fetchHeaders is fetch giving every header of the answer.
+func fetchHeaders(url string) ([]byte, http.Header, error) {
 	resp, err := http.Get(url)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("GET %s: %s", url, resp.Status)
+		return nil, nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	return b, resp.Header.Get("Content-Type"), nil
+	return b, resp.Header, nil
 }
 
 // nginxProcess is nginx serving a copy of the seeded bytes.

@@ -65,10 +65,11 @@ func newAsyncLog(w io.Writer) *asyncLog {
 func (l *asyncLog) run() {
 	defer close(l.done)
 	var line []byte
+	var clock lineClock
 	for it := range l.ch {
 		switch {
 		case it.isLine && it.format != noFormat && plainLine(&it.access):
-			line = appendAccessLine(line[:0], &it.access, it.format)
+			line = clock.appendAccessLine(line[:0], &it.access, it.format)
 			_, _ = l.out.Write(line)
 		case it.isLine:
 			_ = it.h.Handle(context.Background(), it.access.Record())
@@ -174,14 +175,54 @@ func plainLine(l *httpx.AccessLine) bool {
 	return y >= 0 && y < 10000
 }
 
+// lineClock keeps the date, time to the second and zone of the last
+// access log line written, for the lines of the same second: formatting a
+// time is a good part of what writing a line costs.
+type lineClock struct {
+	sec    int64
+	loc    *time.Location
+	prefix []byte // "2006-01-02T15:04:05", of sec in loc
+	zone   []byte // "Z07:00", of sec in loc
+}
+
+// appendTime appends t as time.RFC3339Nano does, its fraction of a second
+// cut to digits (3, or 9 with trailing zeros and a bare point removed),
+// for t of year 0 to 9999.
+func (c *lineClock) appendTime(b []byte, t time.Time, digits int) []byte {
+	if sec := t.Unix(); c.prefix == nil || sec != c.sec || t.Location() != c.loc {
+		// Zones change offset only at a whole second.
+		whole := t.Truncate(time.Second).AppendFormat(nil, time.RFC3339)
+		c.sec, c.loc, c.prefix, c.zone = sec, t.Location(), whole[:19], whole[19:]
+	}
+	b = append(b, c.prefix...)
+	ns := t.Nanosecond()
+	if digits == 3 {
+		ms := ns / 1e6
+		b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	} else if ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, c.zone...)
+}
+
 // appendAccessLine appends the line as slog's handler of that format
 // writes the line's Record (httpx.AccessLine.Record), for a plainLine:
 // the same fields, order, time format and duration format.
-func appendAccessLine(b []byte, l *httpx.AccessLine, format lineFormat) []byte {
-	t := l.End.Round(0) // as slog: no monotonic reading
+func (c *lineClock) appendAccessLine(b []byte, l *httpx.AccessLine, format lineFormat) []byte {
+	t := l.End
 	if format == jsonFormat {
 		b = append(b, `{"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = c.appendTime(b, t, 9)
 		b = append(b, `","level":"INFO","msg":"request","method":"`...)
 		b = append(b, l.Method...)
 		b = append(b, `","path":"`...)
@@ -198,10 +239,7 @@ func appendAccessLine(b []byte, l *httpx.AccessLine, format lineFormat) []byte {
 	}
 	b = append(b, "time="...)
 	// Milliseconds, always three digits: slog's own way.
-	n := len(b)
-	b = t.Truncate(time.Millisecond).Add(time.Millisecond/10).AppendFormat(b, time.RFC3339Nano)
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	b = append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+	b = c.appendTime(b, t, 3)
 	b = append(b, " level=INFO msg=request method="...)
 	b = append(b, l.Method...)
 	b = append(b, " path="...)

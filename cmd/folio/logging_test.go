@@ -83,6 +83,10 @@ func TestAccessLinesWrittenAsSlogWould(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 891_234_567, time.UTC)
 	lines := []httpx.AccessLine{
 		{End: at, Method: "GET", Path: "/i/abc", Status: 200, Bytes: 200_000, Duration: 1234567 * time.Nanosecond, IP: "127.0.0.1"},
+		// The same second (its date and zone kept from the line before),
+		// then the next.
+		{End: at.Add(100 * time.Millisecond), Method: "GET", Path: "/i/abc", Status: 200, Bytes: 2, Duration: time.Millisecond, IP: "127.0.0.1"},
+		{End: at.Add(200 * time.Millisecond), Method: "GET", Path: "/i/abc", Status: 200, Bytes: 2, Duration: time.Millisecond, IP: "127.0.0.1"},
 		{End: at.In(zone).Truncate(time.Second), Method: "HEAD", Path: "/", Status: 304, Duration: 999 * time.Nanosecond, IP: "2001:db8::1"},
 		{End: at.Add(-891_000_000), Method: "PUT", Path: "/api/v1/posts/1", Status: 500, Bytes: -1, Duration: 3 * time.Second, IP: "10.0.0.2"},
 		{End: time.Now(), Method: "GET", Path: "/a b", Status: 404, IP: "127.0.0.1"},           // quoted in text
