@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,43 +37,120 @@ type bombEntry struct {
 	declare uint64
 }
 
-// bombZip writes an archive of entries, compressing each as a stream: 300
-// MiB of one byte becomes some 300 KiB, and is never held in memory.
-func bombZip(t *testing.T, entries ...bombEntry) []byte {
+// bombZip writes an archive of entries, each compressed as a stream: 300
+// MiB of one byte becomes some 300 KiB, and is never held in memory. The
+// stream is put together rather than compressed byte by byte, which under
+// the race detector took a minute per archive (docs/testing.md#keeping-ci-fast):
+// the head and 32 KiB of fill compressed as usual, then blocks that each
+// repeat the fill (compressed once, against a window of fill, and cut on a
+// byte boundary by Flush), then an empty final block. Any reader gets the
+// same bytes as from compressing the whole; TestBombZipReadsBackWhole
+// checks that.
+func bombZip(t testing.TB, entries ...bombEntry) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
-	chunk := make([]byte, 64<<10)
-	for _, en := range entries {
-		var comp bytes.Buffer
-		fw, _ := flate.NewWriter(&comp, flate.BestCompression)
-		crc := crc32.NewIEEE()
-		w := io.MultiWriter(fw, crc)
-		io.WriteString(w, en.head)
-		for i := range chunk {
-			chunk[i] = en.fill
-		}
-		for left := en.size - int64(len(en.head)); left > 0; left -= int64(len(chunk)) {
-			w.Write(chunk[:min(left, int64(len(chunk)))])
-		}
-		if err := fw.Close(); err != nil {
+	// runs[fill][k] is a deflate segment of 2^k bytes of fill, for a
+	// window that ends in 32 KiB of fill.
+	runs := map[byte][][]byte{}
+	starts := map[string][]byte{}
+	const window, most = 32 << 10, 20
+	compress := func(dict, data []byte, final bool) []byte {
+		var b bytes.Buffer
+		fw, err := flate.NewWriterDict(&b, flate.BestCompression, dict)
+		if err != nil {
 			t.Fatal(err)
 		}
+		fw.Write(data)
+		if final {
+			err = fw.Close()
+		} else {
+			err = fw.Flush()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, en := range entries {
+		fill := bytes.Repeat([]byte{en.fill}, window)
+		if runs[en.fill] == nil {
+			big := bytes.Repeat([]byte{en.fill}, 1<<most)
+			for k := range most + 1 {
+				runs[en.fill] = append(runs[en.fill], compress(fill, big[:1<<k], false))
+			}
+		}
+		crc := crc32.NewIEEE()
+		io.WriteString(crc, en.head)
+		left := en.size - int64(len(en.head))
+		first := min(left, window)
+		// The 300 posts of one archive start alike: compressed once.
+		key := fmt.Sprintf("%q %c %d", en.head, en.fill, first)
+		if starts[key] == nil {
+			starts[key] = compress(nil, append([]byte(en.head), fill[:first]...), false)
+		}
+		comp := slices.Clone(starts[key])
+		crc.Write(fill[:first])
+		left -= first
+		for k := most; k >= 0; k-- {
+			for ; left >= 1<<k; left -= 1 << k {
+				comp = append(comp, runs[en.fill][k]...)
+				for n := 0; n < 1<<k; n += window {
+					crc.Write(fill[:min(window, 1<<k-n)])
+				}
+			}
+		}
+		comp = append(comp, compress(nil, nil, true)...)
 		declared := uint64(en.size)
 		if en.declare != 0 {
 			declared = en.declare
 		}
 		raw, err := zw.CreateRaw(&zip.FileHeader{Name: en.name, Method: zip.Deflate, CRC32: crc.Sum32(),
-			CompressedSize64: uint64(comp.Len()), UncompressedSize64: declared})
+			CompressedSize64: uint64(len(comp)), UncompressedSize64: declared})
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw.Write(comp.Bytes())
+		raw.Write(comp)
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// TestBombZipReadsBackWhole holds bombZip to archives whose every entry
+// reads back, through archive/zip and its checksum, as head then fill to
+// the size, at sizes on each side of its 32 KiB and power-of-two seams.
+func TestBombZipReadsBackWhole(t *testing.T) {
+	var entries []bombEntry
+	for i, size := range []int64{0, 1, 17, 32 << 10, 32<<10 + 1, 1<<20 + 32<<10 - 1, 3<<20 + 12345} {
+		en := bombEntry{name: fmt.Sprintf("e%d", i), fill: 'a' + byte(i%2), size: size}
+		if size >= 17 {
+			en.head = "---\ntitle: P\n---\n"[:17]
+		}
+		entries = append(entries, en)
+	}
+	archive := bombZip(t, entries...)
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zr.File) != len(entries) {
+		t.Fatalf("%d entries, want %d", len(zr.File), len(entries))
+	}
+	for i, f := range zr.File {
+		en := entries[i]
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		want := en.head + strings.Repeat(string(en.fill), int(en.size)-len(en.head))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %d bytes (%v), want %d", en.name, len(got), err, len(want))
+		}
+	}
 }
 
 // heapPeak samples the heap in use until stop is called, which returns the

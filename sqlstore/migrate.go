@@ -45,11 +45,16 @@ func (db *DB) Migrate(ctx context.Context, component string, migrations []Migrat
 					return err
 				}
 			}
-			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
-				component TEXT PRIMARY KEY,
-				version INTEGER NOT NULL
-			)`); err != nil {
-				return err
+			// Once per call: the first step's transaction commits the
+			// table, and nothing drops it, so the later steps (a fresh
+			// database has over a hundred) need not ask again.
+			if i == 0 {
+				if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+					component TEXT PRIMARY KEY,
+					version INTEGER NOT NULL
+				)`); err != nil {
+					return err
+				}
 			}
 			var version int
 			err := tx.QueryRow(ctx, "SELECT version FROM schema_version WHERE component = $1", component).Scan(&version)

@@ -39,6 +39,9 @@ type invocation struct {
 	args           []string // the arguments after the command's flags
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// bcryptCost becomes the loaded Config's bcryptCost: 0 in every
+	// command; only tests set it (runWith), as they do for newApp.
+	bcryptCost int
 }
 
 // noFlags is setup for a command without flags of its own.
@@ -211,6 +214,12 @@ func commands() []command {
 
 // run is main with its inputs and outputs passed in, so it can be tested.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWith(args, &invocation{stdin: stdin, stdout: stdout, stderr: stderr})
+}
+
+// runWith is run with base's inputs, outputs and bcryptCost.
+func runWith(args []string, base *invocation) int {
+	stdin, stdout, stderr := base.stdin, base.stdout, base.stderr
 	cmds := commands()
 	global := flag.NewFlagSet("folio", flag.ContinueOnError)
 	global.SetOutput(stderr)
@@ -234,7 +243,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		rest = rest[1:]
 	}
-	inv := &invocation{config: *config, stdin: stdin, stdout: stdout, stderr: stderr}
+	inv := &invocation{config: *config, stdin: stdin, stdout: stdout, stderr: stderr, bcryptCost: base.bcryptCost}
 	fs := commandFlags(cmd, inv)
 	fs.SetOutput(stderr) // the flag package's own message on a bad flag
 	runCmd := cmd.setup(fs)
@@ -412,6 +421,7 @@ func (inv *invocation) loadConfig() (cfg *Config, ok bool) {
 		fmt.Fprintf(inv.stderr, "folio: configuration:\n%v\n", err)
 		return nil, false
 	}
+	cfg.bcryptCost = inv.bcryptCost
 	return cfg, true
 }
 

@@ -67,7 +67,8 @@ type Config struct {
 	// bcryptCost is the cost of the passwords Folio hashes; 0, what every
 	// command leaves it at, is auth's own (12). Only tests set it, to
 	// bcrypt's least, since under the race detector a hash at 12 takes
-	// seconds; TestUserPasswordsAreHashedAtTheProductionCost holds newApp
+	// seconds; TestUserPasswordsAreHashedAtTheProductionCost holds newApp,
+	// and TestResetPasswordHashesAtTheProductionCost folio reset-password,
 	// to 12 when it is unset.
 	bcryptCost int
 }

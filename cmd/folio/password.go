@@ -67,6 +67,7 @@ func runResetPassword(inv *invocation) int {
 		AdminPasswordHash: cfg.AdminPasswordHash,
 		SessionSecret:     cfg.SessionSecret,
 		SessionTTL:        cfg.SessionTTL,
+		BcryptCost:        cfg.bcryptCost,
 		Profile:           cfg.Profile,
 		Logger:            newLogger(cfg, inv.stderr),
 	})

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"folio/auth"
 	"folio/auth/authtest"
@@ -15,6 +19,7 @@ import (
 // servedSite is a running Folio and a configuration file naming its
 // database, as an operator's shell beside the server would have.
 type servedSite struct {
+	app    *app
 	client *httpxtest.Client
 	config string
 }
@@ -24,17 +29,44 @@ type servedSite struct {
 func newServedSite(t *testing.T, extra string, env ...string) servedSite {
 	t.Helper()
 	db := sqlstoretest.NewConfig(t)
-	_, c := newTestAppOn(t, db, env...)
+	a, c := newTestAppOn(t, db, env...)
 	config := filepath.Join(t.TempDir(), "folio.conf")
 	conf := "database.driver = " + db.Driver + "\ndatabase.dsn = \"" + db.DSN + "\"\n" + extra
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return servedSite{client: c, config: config}
+	return servedSite{app: a, client: c, config: config}
 }
 
+// resetPassword runs folio reset-password at bcrypt's least cost, as
+// newTestAppOn's apps hash: at cost 12 each hash and each sign-in with the
+// new password takes seconds under the race detector.
+// TestResetPasswordHashesAtTheProductionCost holds the command itself to 12.
 func (s servedSite) resetPassword(args []string, stdin string) (int, string, string) {
-	return runOut(append([]string{"reset-password", "-config", s.config}, args...), stdin)
+	var out, errOut bytes.Buffer
+	code := runWith(append([]string{"reset-password", "-config", s.config}, args...),
+		&invocation{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, bcryptCost: bcrypt.MinCost})
+	return code, out.String(), errOut.String()
+}
+
+// TestResetPasswordHashesAtTheProductionCost runs folio reset-password as
+// an operator does and finds the new password hashed at cost 12.
+func TestResetPasswordHashesAtTheProductionCost(t *testing.T) {
+	site := newServedSite(t, "")
+	admin := site.client.Clone()
+	admin.Do("POST", "/api/v1/admin/auth/login", map[string]string{"username": authtest.AdminUsername, "password": authtest.AdminPassword}).Expect(200)
+	admin.Do("POST", "/api/v1/admin/users", map[string]any{"username": "alice", "email": "alice@example.com", "password": "password1", "role": "user"}).Expect(201)
+	code, out, errOut := runOut([]string{"reset-password", "-config", site.config, "alice"}, "a new password\n")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var hash string
+	if err := site.app.db.QueryRow(context.Background(), "SELECT password_hash FROM users WHERE username = $1", "alice").Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost([]byte(hash)); err != nil || cost != 12 {
+		t.Errorf("reset-password hashed at cost %d (%v), want 12", cost, err)
+	}
 }
 
 // pair is a file-side login.

@@ -61,18 +61,25 @@ func NewConfig(t testing.TB) Config {
 	return Config{Driver: "postgres", DSN: withSearchPath(pg, schema)}
 }
 
-// withSearchPath adds a search_path run-time parameter to either DSN form.
+// withSearchPath adds a search_path run-time parameter to either DSN form,
+// and synchronous_commit=off: a commit then returns before its WAL record
+// is on disk, and a test database makes hundreds of commits (its
+// migrations alone over a hundred), each otherwise waiting for an fsync.
+// Only a crash of the PostgreSQL server itself could lose them, which no
+// test does; what every other session sees, and when, is unchanged
+// (docs/testing.md#keeping-ci-fast).
 func withSearchPath(dsn, schema string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err == nil {
 			q := u.Query()
 			q.Set("search_path", schema)
+			q.Set("synchronous_commit", "off")
 			u.RawQuery = q.Encode()
 			return u.String()
 		}
 	}
-	return dsn + " search_path=" + schema
+	return dsn + " search_path=" + schema + " synchronous_commit=off"
 }
 
 // Open opens a database of cfg with sqlstore's own tables migrated, closed
