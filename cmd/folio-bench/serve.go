@@ -32,8 +32,10 @@ import (
 // one image, then measures how many requests a second a real folio process
 // answers for an image's short link, its thumbnail, the cached classic home
 // page and a page from the middle of the public post list, beside nginx
-// serving the same bytes as static files (issue 15). Every run that saw a
-// non-2xx answer or a socket error is reported and fails the command.
+// serving the same bytes as static files and a plain net/http handler
+// serving them with the same headers (docs/testing.md#folio-bench-serve).
+// Every run that saw a non-2xx answer or a socket error is reported and
+// fails the command.
 func serveBench(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
