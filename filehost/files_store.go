@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -232,6 +233,20 @@ func (s *Service) usernames(ctx context.Context, files []*fileRecord) (map[strin
 // the returned purge, if any, must be removed from storage after the
 // transaction commits.
 func (s *Service) removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveAt int64) (*purge, error) {
+	owner, objectID, size, err := deleteFileRecordTx(ctx, tx, id, userID, liveAt)
+	if err != nil {
+		return nil, err
+	}
+	if err := giveBackUsageTx(ctx, tx, owner, size, 1); err != nil {
+		return nil, err
+	}
+	return s.releaseObjectTx(ctx, tx, objectID, 1)
+}
+
+// deleteFileRecordTx deletes one file record (of userID when not empty;
+// only while live at liveAt when that is not zero) and returns its owner,
+// object and size; sqlstore.ErrNotFound when there is no such record.
+func deleteFileRecordTx(ctx context.Context, tx *sqlstore.Tx, id, userID string, liveAt int64) (owner, objectID string, size int64, err error) {
 	q := "DELETE FROM files WHERE id = $1"
 	args := []any{id}
 	if userID != "" {
@@ -242,18 +257,18 @@ func (s *Service) removeFileTx(ctx context.Context, tx *sqlstore.Tx, id, userID 
 		args = append(args, liveAt)
 		q += " AND (expires_at IS NULL OR expires_at > $" + strconv.Itoa(len(args)) + ")"
 	}
-	var owner, objectID string
-	var size int64
-	if err := tx.QueryRow(ctx, q+" RETURNING user_id, object_id, size", args...).Scan(&owner, &objectID, &size); err != nil {
-		return nil, err
-	}
-	if _, err := tx.Exec(ctx, `UPDATE users SET
+	err = tx.QueryRow(ctx, q+" RETURNING user_id, object_id, size", args...).Scan(&owner, &objectID, &size)
+	return owner, objectID, size, err
+}
+
+// giveBackUsageTx takes bytes and files off owner's usage, never below
+// zero.
+func giveBackUsageTx(ctx context.Context, tx *sqlstore.Tx, owner string, bytes, files int64) error {
+	_, err := tx.Exec(ctx, `UPDATE users SET
 		used_bytes = CASE WHEN used_bytes > $1 THEN used_bytes - $1 ELSE 0 END,
-		file_count = CASE WHEN file_count > 0 THEN file_count - 1 ELSE 0 END
-		WHERE id = $2`, size, owner); err != nil {
-		return nil, err
-	}
-	return s.releaseObjectTx(ctx, tx, objectID, 1)
+		file_count = CASE WHEN file_count > $2 THEN file_count - $2 ELSE 0 END
+		WHERE id = $3`, bytes, files, owner)
+	return err
 }
 
 // releaseObjectTx drops n references to an object and deletes its row when
@@ -319,16 +334,30 @@ func (s *Service) deleteFiles(ctx context.Context, userID string, ids []string) 
 
 // removeFiles deletes file records in one transaction, only those live at
 // liveAt unless it is zero, and reports how many it deleted.
+//
+// Whatever order ids come in, the transaction takes its rows in one order
+// (docs/filehost.md#lock-order): the records in id order, then their
+// owners' usage in user id order, then their objects in object id order.
+// Taken file by file instead, two batches whose files share content could
+// hold the same two objects the other way round and deadlock.
 func (s *Service) removeFiles(ctx context.Context, userID string, ids []string, liveAt int64) (int, error) {
+	sorted := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if sqlstore.ValidID(id) {
+			sorted = append(sorted, strings.ToLower(id))
+		}
+	}
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
 	var purges []*purge
 	n := 0
 	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
 		purges, n = purges[:0], 0
-		for _, id := range ids {
-			if !sqlstore.ValidID(id) {
-				continue
-			}
-			p, err := s.removeFileTx(ctx, tx, strings.ToLower(id), userID, liveAt)
+		type usage struct{ bytes, files int64 }
+		owners := map[string]usage{}
+		objects := map[string]int{}
+		for _, id := range sorted {
+			owner, objectID, size, err := deleteFileRecordTx(ctx, tx, id, userID, liveAt)
 			if errors.Is(err, sqlstore.ErrNotFound) {
 				continue
 			}
@@ -336,6 +365,20 @@ func (s *Service) removeFiles(ctx context.Context, userID string, ids []string, 
 				return err
 			}
 			n++
+			u := owners[owner]
+			owners[owner] = usage{u.bytes + size, u.files + 1}
+			objects[objectID]++
+		}
+		for _, owner := range slices.Sorted(maps.Keys(owners)) {
+			if err := giveBackUsageTx(ctx, tx, owner, owners[owner].bytes, owners[owner].files); err != nil {
+				return err
+			}
+		}
+		for _, objectID := range slices.Sorted(maps.Keys(objects)) {
+			p, err := s.releaseObjectTx(ctx, tx, objectID, objects[objectID])
+			if err != nil {
+				return err
+			}
 			purges = append(purges, p)
 		}
 		return nil
@@ -379,15 +422,19 @@ func (s *Service) deleteUserFiles(ctx context.Context, userID string) error {
 		if _, err := tx.Exec(ctx, "DELETE FROM files WHERE user_id = $1", userID); err != nil {
 			return err
 		}
-		for id, n := range refs {
-			p, err := s.releaseObjectTx(ctx, tx, id, n)
+		// The owner's row before the objects, and the objects in id
+		// order, as every transaction takes them (docs/filehost.md#lock-order).
+		if _, err := tx.Exec(ctx, "UPDATE users SET used_bytes = 0, file_count = 0 WHERE id = $1", userID); err != nil {
+			return err
+		}
+		for _, id := range slices.Sorted(maps.Keys(refs)) {
+			p, err := s.releaseObjectTx(ctx, tx, id, refs[id])
 			if err != nil {
 				return err
 			}
 			purges = append(purges, p)
 		}
-		_, err = tx.Exec(ctx, "UPDATE users SET used_bytes = 0, file_count = 0 WHERE id = $1", userID)
-		return err
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("filehost: delete files of user: %w", err)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -442,6 +443,62 @@ func TestUploadsAndDeletesOfStoredContentTogether(t *testing.T) {
 	}
 	if used, files := e.usage(owner); used != int64(len(content)) || files != 1 {
 		t.Errorf("usage %d bytes in %d files, want %d in 1", used, files, len(content))
+	}
+}
+
+// Batch deletes whose files share stored content, sent in opposite
+// orders by two owners at once, must take the rows they change in one
+// order (docs/filehost.md#lock-order): on PostgreSQL, two that took the
+// same two objects the other way round would deadlock and one would fail.
+func TestBatchDeletesOfSharedContentInOppositeOrders(t *testing.T) {
+	e := newTestEnv(t)
+	type owner struct {
+		id string
+		c  *httpxtest.Client
+	}
+	aliceID, alice := e.newUser("alice", 0)
+	bobID, bob := e.newUser("bob", 0)
+	owners := []owner{{aliceID, alice}, {bobID, bob}}
+	contents := [][]byte{pngBytes(t, 32, 24), pngBytes(t, 24, 32), pngBytes(t, 16, 16)}
+	for _, o := range owners {
+		for i, content := range contents {
+			mustUpload(t, o.c, fmt.Sprintf("kept%d.png", i), content) // keep the objects
+		}
+	}
+	const rounds = 12
+	for round := range rounds {
+		var ids [2][]string
+		for n, o := range owners {
+			for i, content := range contents {
+				ids[n] = append(ids[n], mustUpload(t, o.c, fmt.Sprintf("again%d.png", i), content).ID)
+			}
+		}
+		slices.Reverse(ids[1]) // bob takes the objects the other way round
+		var wg sync.WaitGroup
+		failures := make(chan string, len(owners))
+		for n, o := range owners {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := map[string]any{"ids": ids[n]}
+				if r := o.c.Do("POST", "/api/v1/files/batch-delete", body); r.Status != http.StatusOK {
+					failures <- fmt.Sprintf("round %d: batch delete: %d %s", round, r.Status, r.Body)
+				}
+			}()
+		}
+		wg.Wait()
+		close(failures)
+		for f := range failures {
+			t.Fatal(f)
+		}
+	}
+	if refs := e.count("SELECT SUM(ref_count) FROM objects"); refs != len(owners)*len(contents) {
+		t.Errorf("references %d, want %d", refs, len(owners)*len(contents))
+	}
+	for _, o := range owners {
+		if _, files := e.usage(o.id); files != int64(len(contents)) {
+			t.Errorf("%d files left, want %d", files, len(contents))
+		}
 	}
 }
 
