@@ -109,7 +109,12 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	params.Set("_busy_timeout", "10000")
 	params.Set("_journal_mode", "WAL")
 	params.Set("_foreign_keys", "on")
-	params.Set("_synchronous", "NORMAL")
+	// FULL: in WAL mode a commit then returns only once its WAL frames are
+	// on disk. NORMAL would leave the last commits to a power loss, an
+	// acknowledged upload's record among them while its bytes, fsynced,
+	// survive (docs/filehost.md#crash-consistency). Concurrent uploads share
+	// one commit, and so one fsync (TxGroup).
+	params.Set("_synchronous", "FULL")
 	readDSN := "file:" + path + "?" + params.Encode()
 	params.Set("_txlock", "immediate")
 	writeDSN := "file:" + path + "?" + params.Encode()

@@ -207,6 +207,31 @@ func TestPingAndDialect(t *testing.T) {
 	}
 }
 
+// A commit on SQLite must be on disk when it returns, on the connection
+// that writes and on those that read alike: an acknowledged upload must
+// survive a power loss.
+func TestSQLiteCommitsAreDurable(t *testing.T) {
+	if cfg := sqlstoretest.NewConfig(t); cfg.Driver != "sqlite" {
+		t.Skip("SQLite's setting")
+	}
+	db := openDB(t)
+	ctx := context.Background()
+	const full = 2 // PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
+	var read int
+	if err := db.QueryRow(ctx, "PRAGMA synchronous").Scan(&read); err != nil {
+		t.Fatal(err)
+	}
+	var written int
+	if err := db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		return tx.QueryRow(ctx, "PRAGMA synchronous").Scan(&written)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if read != full || written != full {
+		t.Errorf("synchronous = %d when reading, %d when writing, want %d (FULL)", read, written, full)
+	}
+}
+
 func TestPostgresDSNGetsBinaryParameters(t *testing.T) {
 	tests := []struct{ dsn, want string }{
 		{"postgres://u@127.0.0.1:5432/folio?sslmode=disable", "postgres://u@127.0.0.1:5432/folio?binary_parameters=yes&sslmode=disable"},
