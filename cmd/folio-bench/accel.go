@@ -26,7 +26,8 @@ import (
 // with Folio on a Unix socket, and nginx sending the file alone, the
 // limit. The sides run in turn in each round; the table shows the medians
 // and each one's ratio to the limit, in requests a second and in requests
-// per CPU-second of the servers (docs/operating.md#nginx-sends-the-files).
+// per CPU-second of the servers, and the CPU time of servers and client
+// together per request (docs/operating.md#what-offload-costs-against-folio-alone).
 func accelBench(args []string) error {
 	fs := flag.NewFlagSet("accel", flag.ExitOnError)
 	bin := fs.String("folio", "", "folio binary (default: built from ./cmd/folio into the work folder)")
