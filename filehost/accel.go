@@ -60,11 +60,16 @@ func (s *Service) accel(w http.ResponseWriter, r *http.Request, key string, sv *
 	} else if _, ok := in["If-Modified-Since"]; ok {
 		return false
 	}
-	path, err := a.files.Path(key)
-	if err != nil {
-		return false
+	f := sv.accel.Load()
+	if f == nil || f.key != key {
+		path, err := a.files.Path(key)
+		if err != nil {
+			return false
+		}
+		f = &accelFile{key: key, path: path, redirect: []string{a.prefix + (&url.URL{Path: key}).EscapedPath()}}
+		sv.accel.Store(f)
 	}
-	st, err := os.Stat(path)
+	st, err := os.Stat(f.path)
 	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
@@ -90,11 +95,19 @@ func (s *Service) accel(w http.ResponseWriter, r *http.Request, key string, sv *
 	if sv.hdr.lastMod != nil {
 		h["Last-Modified"] = sv.hdr.lastMod
 	}
-	h["X-Accel-Redirect"] = []string{a.prefix + (&url.URL{Path: key}).EscapedPath()}
+	h["X-Accel-Redirect"] = f.redirect
 	w.WriteHeader(http.StatusOK)
 	// The bytes nginx is about to send.
 	s.metrics.ServedBytes.Add(uint64(n))
 	return true
+}
+
+// accelFile is the file of a sending's key and its X-Accel-Redirect value,
+// made on its first offload and kept with the sending, as its other header
+// values are: the key of a link target's sending does not change.
+type accelFile struct {
+	key, path string
+	redirect  []string
 }
 
 // oneRange returns the length of the one byte range of header in content

@@ -185,6 +185,9 @@ type sending struct {
 	// length is the Content-Length value of the bytes last sent, made
 	// again only when their length differs.
 	length atomic.Pointer[lengthValue]
+	// accel is the file and X-Accel-Redirect value of the key last
+	// offloaded (storage.local.accel_redirect).
+	accel atomic.Pointer[accelFile]
 }
 
 type lengthValue struct {

@@ -189,3 +189,13 @@ func BenchmarkHotPathsVsPlain(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHotPathsAccel is BenchmarkHotPaths with offload on
+// (storage.local.accel_redirect): the short link and the thumbnail answer
+// with X-Accel-Redirect and a stat of their file instead of their bytes
+// (docs/operating.md#nginx-sends-the-files).
+//
+//	go test -run '^$' -bench HotPathsAccel -benchmem ./cmd/folio/
+func BenchmarkHotPathsAccel(b *testing.B) {
+	benchmarkHotPaths(b, nil, "FOLIO_STORAGE_LOCAL_ACCEL_REDIRECT=/_folio_files/")
+}
