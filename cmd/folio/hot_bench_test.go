@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"folio/auth/authtest"
+	"folio/httpx"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
 )
@@ -153,6 +154,9 @@ func BenchmarkHotPathsVsPlain(b *testing.B) {
 	} {
 		req := httptest.NewRequest("GET", tt.path, nil)
 		req.RemoteAddr = "127.0.0.1:1234"
+		// One keep-alive connection's requests, as serve's server
+		// makes their contexts.
+		req = req.WithContext(httpx.ConnContext(req.Context(), nil))
 		rec := httptest.NewRecorder()
 		a.handler.ServeHTTP(rec, req) // makes and caches the answer
 		rec = httptest.NewRecorder()
