@@ -163,7 +163,14 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			if !logger.Enabled(r.Context(), slog.LevelInfo) {
 				return
 			}
-			line := AccessLine{Method: r.Method, Path: r.URL.Path, Status: sw.status, Bytes: sw.bytes, IP: ClientIP(r)}
+			line := AccessLine{Method: r.Method, Path: r.URL.Path, Status: sw.status, Bytes: sw.bytes}
+			// The record found above: on a connection's record, a context
+			// lookup walks net/http's contexts of the request.
+			if ok {
+				line.IP = ci.ip
+			} else {
+				line.IP = ClientIP(r)
+			}
 			if line.Status == 0 {
 				line.Status = http.StatusOK
 			}
