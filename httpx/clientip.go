@@ -149,7 +149,7 @@ func (c *connContext) Value(key any) any {
 // ConnContext is http.Server's ConnContext: it gives each connection a
 // client record that Proxies.Middleware fills once, sparing HTTP/1.x
 // requests the parse of the peer's address and the copy of the request
-// (docs/testing.md#benchmarks).
+// (docs/testing.md#folio-bench-serve).
 func ConnContext(ctx context.Context, _ net.Conn) context.Context {
 	return &connContext{Context: ctx}
 }
