@@ -192,9 +192,11 @@ type formattedTime struct {
 // If-Modified-Since by date (RFC 9110 13.1.3), against changed, the site's
 // last change (zero: no date was sent, so none can match).
 func notModified(r *http.Request, etag string, changed time.Time) bool {
-	inm := r.Header.Get("If-None-Match")
+	// The keys in canonical form, as net/http stores them: Get would
+	// canonicalize them on every request for a cached page.
+	inm := firstValue(r.Header["If-None-Match"])
 	if inm == "" {
-		ims := r.Header.Get("If-Modified-Since")
+		ims := firstValue(r.Header["If-Modified-Since"])
 		if changed.IsZero() || ims == "" { // no date to parse, and no error to make
 			return false
 		}
@@ -208,6 +210,15 @@ func notModified(r *http.Request, etag string, changed time.Time) bool {
 		}
 	}
 	return false
+}
+
+// firstValue is a header's first value, "" without one: Header.Get for
+// a key already in canonical form.
+func firstValue(v []string) string {
+	if len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // NotFound answers a request nothing matched: the HTML 404 page in classic

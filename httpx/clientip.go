@@ -15,6 +15,7 @@ type ctxKey int
 const (
 	clientKey ctxKey = iota + 1
 	loggerKey
+	connKey
 )
 
 type clientInfo struct {
@@ -24,8 +25,11 @@ type clientInfo struct {
 	logger  *slog.Logger // the request's, set by AccessLog
 	host    string       // the Host header baseURL was made of (Proxies.Middleware's last)
 	// sw is AccessLog's writer for the request: kept here, it costs no
-	// allocation of its own.
-	sw statusWriter
+	// allocation of its own. swBusy is set while a request's AccessLog
+	// uses it: a record shared by a connection's requests takes a new
+	// request's writer only after the last one's handler returned.
+	sw     statusWriter
+	swBusy bool
 }
 
 // Proxies decides what to believe of forwarding headers. X-Forwarded-For,
@@ -86,10 +90,102 @@ func (p Proxies) Middleware(next http.Handler) http.Handler {
 	// and scheme, which is almost every one: a string fewer to make.
 	var last atomic.Pointer[clientInfo]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// HTTP/1.x serves a connection's requests one after another, on
+		// the connection's goroutine: its record serves every request
+		// whose forwarding inputs are the first one's, without a copy of
+		// the request. HTTP/2 serves them at once: a record each.
+		if r.ProtoMajor == 1 {
+			if cc, ok := r.Context().Value(connKey).(*connClient); ok && !cc.busy && p.onConn(cc, r, &last) {
+				cc.busy = true
+				// A panic past here closes the connection, and its record
+				// with it: no deferred reset needed.
+				next.ServeHTTP(w, r)
+				cc.busy = false
+				return
+			}
+		}
 		c := &clientContext{Context: r.Context()}
 		p.resolveInto(&c.info, r, &last)
 		next.ServeHTTP(w, r.WithContext(c))
 	})
+}
+
+// connClient is a connection's client record (ConnContext). Made from
+// the connection's first request, it never changes after: a goroutine
+// still holding an earlier request's context reads the same values.
+// A later request whose inputs differ (another Host, other forwarding
+// headers) gets a record of its own, as on HTTP/2.
+type connClient struct {
+	info   clientInfo
+	filled bool // info was made, from the inputs below
+	busy   bool // a request is being served with info
+	remote string
+	tls    bool
+	// The forwarding headers of the first request, compared only when
+	// its peer was trusted with them.
+	trusted       bool
+	xff           []string
+	xRealIP, xFwd string
+}
+
+// connContext is a connection's context carrying its client record.
+type connContext struct {
+	context.Context
+	c connClient
+}
+
+func (c *connContext) Value(key any) any {
+	switch key {
+	case connKey:
+		return &c.c
+	case clientKey:
+		if c.c.filled {
+			return &c.c.info
+		}
+	}
+	return c.Context.Value(key)
+}
+
+// ConnContext is http.Server's ConnContext: it gives each connection a
+// client record that Proxies.Middleware fills once, sparing HTTP/1.x
+// requests the parse of the peer's address and the copy of the request
+// (docs/testing.md#folio-bench-serve).
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return &connContext{Context: ctx}
+}
+
+// onConn reports whether cc serves r: cc made from r when it is the
+// connection's first request, else made from the same inputs. It runs on
+// the connection's goroutine only.
+func (p Proxies) onConn(cc *connClient, r *http.Request, last *atomic.Pointer[clientInfo]) bool {
+	if !cc.filled {
+		cc.trusted = p.resolveInto(&cc.info, r, last)
+		cc.remote, cc.tls = r.RemoteAddr, r.TLS != nil
+		if cc.trusted {
+			cc.xff = r.Header["X-Forwarded-For"]
+			cc.xRealIP = headerValue(r.Header, "X-Real-Ip")
+			cc.xFwd = headerValue(r.Header, "X-Forwarded-Proto")
+		}
+		cc.filled = true
+		return true
+	}
+	if r.RemoteAddr != cc.remote || (r.TLS != nil) != cc.tls || r.Host != cc.info.host {
+		return false
+	}
+	if !cc.trusted {
+		return true
+	}
+	xff := r.Header["X-Forwarded-For"]
+	if len(xff) != len(cc.xff) {
+		return false
+	}
+	for i := range xff {
+		if xff[i] != cc.xff[i] {
+			return false
+		}
+	}
+	return headerValue(r.Header, "X-Real-Ip") == cc.xRealIP &&
+		headerValue(r.Header, "X-Forwarded-Proto") == cc.xFwd
 }
 
 // clientContext is a request's context with its client record: one
@@ -115,19 +211,21 @@ func (p Proxies) resolve(r *http.Request) *clientInfo {
 
 // resolveInto fills info for r; p.BaseURL has no trailing slash. last,
 // when not nil, holds the record of an earlier request whose base URL
-// is reused when its host and scheme are r's.
-func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Pointer[clientInfo]) {
+// is reused when its host and scheme are r's. It reports whether r's
+// forwarding headers were believed (its peer is trusted).
+func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Pointer[clientInfo]) (trusted bool) {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	info.ip, info.https = host, r.TLS != nil
+	info.ip, info.https, info.host = host, r.TLS != nil, r.Host
 	peer, err := netip.ParseAddr(host)
 	if err == nil && !peer.Is4() { // an IPv4 address parses only from its canonical form
 		peer = peer.Unmap()
 		info.ip = peer.String()
 	}
-	if err == nil && p.trusted(peer) || r.RemoteAddr == unixPeer {
+	trusted = err == nil && p.trusted(peer) || r.RemoteAddr == unixPeer
+	if trusted {
 		// Walk X-Forwarded-For from the right: the first address that is
 		// not one of our proxies is the client.
 		// The header keys in canonical form, as net/http stores them:
@@ -159,12 +257,12 @@ func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Poi
 	if p.BaseURL != "" {
 		info.baseURL = p.BaseURL
 		info.https = strings.HasPrefix(info.baseURL, "https://")
-		return
+		return trusted
 	}
 	if last != nil {
 		if l := last.Load(); l != nil && l.https == info.https && l.host == r.Host {
 			info.baseURL = l.baseURL
-			return
+			return trusted
 		}
 	}
 	scheme := "http"
@@ -175,6 +273,7 @@ func (p Proxies) resolveInto(info *clientInfo, r *http.Request, last *atomic.Poi
 	if last != nil {
 		last.Store(&clientInfo{https: info.https, host: r.Host, baseURL: info.baseURL})
 	}
+	return trusted
 }
 
 // headerValue is h.Get(key) for a key in canonical form.

@@ -143,11 +143,18 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			var sw *statusWriter
 			// Under Proxies.Middleware the request's client record
 			// carries the logger and the writer: one context value, one
-			// copy of the request and one allocation fewer.
-			if ci, ok := r.Context().Value(clientKey).(*clientInfo); ok && ci.logger == nil {
-				ci.logger = logger
+			// copy of the request and one allocation fewer. A connection's
+			// record (ConnContext) keeps the logger its first request set
+			// and lends its writer to one request at a time.
+			ci, ok := r.Context().Value(clientKey).(*clientInfo)
+			if ok && !ci.swBusy && (ci.logger == nil || ci.logger == logger) {
+				if ci.logger == nil {
+					ci.logger = logger
+				}
 				ci.sw = statusWriter{ResponseWriter: w}
+				ci.swBusy = true
 				sw = &ci.sw
+				defer func() { ci.swBusy = false }()
 			} else {
 				sw = &statusWriter{ResponseWriter: w}
 				r = r.WithContext(context.WithValue(r.Context(), loggerKey, logger))
@@ -156,7 +163,14 @@ func AccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
 			if !logger.Enabled(r.Context(), slog.LevelInfo) {
 				return
 			}
-			line := AccessLine{Method: r.Method, Path: r.URL.Path, Status: sw.status, Bytes: sw.bytes, IP: ClientIP(r)}
+			line := AccessLine{Method: r.Method, Path: r.URL.Path, Status: sw.status, Bytes: sw.bytes}
+			// The record found above: on a connection's record, a context
+			// lookup walks net/http's contexts of the request.
+			if ok {
+				line.IP = ci.ip
+			} else {
+				line.IP = ClientIP(r)
+			}
 			if line.Status == 0 {
 				line.Status = http.StatusOK
 			}

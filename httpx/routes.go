@@ -274,5 +274,27 @@ func cleanForm(p string) string {
 	return c
 }
 
-// cleanPath reports whether p is in the canonical form the mux wants.
-func cleanPath(p string) bool { return cleanForm(p) == p }
+// cleanPath reports whether p is in the canonical form the mux wants,
+// cleanForm(p) == p. It runs on every request: a rooted path is read
+// once, without path.Clean's copy, the mux cleaning it again anyway.
+func cleanPath(p string) bool {
+	if len(p) == 0 || p[0] != '/' {
+		return cleanForm(p) == p
+	}
+	start := 1 // of the segment
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "":
+			if i < len(p) { // "//"; a trailing slash is clean
+				return false
+			}
+		case ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}

@@ -165,3 +165,26 @@ func TestRouterRefusesMisplacedPatterns(t *testing.T) {
 		})
 	}
 }
+
+// TestCleanPathIsCleanForm: cleanPath's scan answers as comparing with
+// cleanForm does.
+func TestCleanPathIsCleanForm(t *testing.T) {
+	for _, p := range []string{"", "/", "//", "/a", "/a/", "/a//", "//a", "/a//b", "/.", "/..", "/./a",
+		"/a/.", "/a/..", "/a/./b", "/a/../b", "/a/.b", "/a/..b", "/a/b.", "/...", "/a/.../", "/.a/",
+		"a", "a/", "./a", "../a", ".", "..", "*", "/a/b/c/", "/%2e%2e/", "/t/AbC_-9"} {
+		if got, want := cleanPath(p), cleanForm(p) == p; got != want {
+			t.Errorf("cleanPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func FuzzCleanPath(f *testing.F) {
+	for _, p := range []string{"/", "/a/../b", "//x", "/a/./", "x/y"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if got, want := cleanPath(p), cleanForm(p) == p; got != want {
+			t.Errorf("cleanPath(%q) = %v, want %v", p, got, want)
+		}
+	})
+}

@@ -2,17 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"image"
 	"image/png"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"folio/auth/authtest"
+	"folio/httpx"
 	"folio/httpx/httpxtest"
 	"folio/sqlstore/sqlstoretest"
 )
@@ -103,6 +106,21 @@ func benchmarkHotPaths(b *testing.B, logger *slog.Logger, env ...string) {
 	}
 }
 
+// connRequestContext is the context of a request on a keep-alive
+// connection of serve's server, as net/http makes it: the server's
+// values, the connection's client record (httpx.ConnContext), the local
+// address, and the connection's and the request's cancellation.
+func connRequestContext(b *testing.B) context.Context {
+	ctx := context.WithValue(context.Background(), http.ServerContextKey, &http.Server{})
+	ctx = httpx.ConnContext(ctx, nil)
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080})
+	ctx, cancelConn := context.WithCancel(ctx)
+	b.Cleanup(cancelConn)
+	ctx, cancel := context.WithCancel(ctx)
+	b.Cleanup(cancel)
+	return ctx
+}
+
 // headerWriter is a discardWriter that also serializes its headers at
 // WriteHeader, as net/http does, so that a header more costs what it
 // costs a real server.
@@ -153,6 +171,7 @@ func BenchmarkHotPathsVsPlain(b *testing.B) {
 	} {
 		req := httptest.NewRequest("GET", tt.path, nil)
 		req.RemoteAddr = "127.0.0.1:1234"
+		req = req.WithContext(connRequestContext(b))
 		rec := httptest.NewRecorder()
 		a.handler.ServeHTTP(rec, req) // makes and caches the answer
 		rec = httptest.NewRecorder()

@@ -242,6 +242,8 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 		IdleTimeout:    5 * time.Second,
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// A client record per connection (docs/testing.md#folio-bench-serve).
+		ConnContext: httpx.ConnContext,
 	}
 	logger.Info("folio listening", "addr", listenerAddr(ln), "version", buildVersion(version, readBuildInfo()))
 	if ready != nil {
