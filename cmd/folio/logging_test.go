@@ -15,14 +15,22 @@ import (
 
 // lockedBuffer is a writer tests can read while the log writes.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu     sync.Mutex
+	b      bytes.Buffer
+	writes int
 }
 
 func (w *lockedBuffer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.writes++
 	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) Writes() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writes
 }
 
 func (w *lockedBuffer) String() string {
@@ -71,6 +79,53 @@ func TestAsyncLogLosesNoLineAndKeepsEachWritersOrder(t *testing.T) {
 	}
 	if !strings.Contains(got[len(got)-1], "after close") {
 		t.Fatalf("last line %q, want the one logged after close", got[len(got)-1])
+	}
+}
+
+// A line after a quiet spell is written at once, not when the log is
+// closed or the next line comes; a steady stream of lines is written a
+// tick's worth at a time, not a write (and a wake-up) a line.
+func TestAsyncLogWritesALoneLineAtOnceAndAStreamByTheTick(t *testing.T) {
+	var out lockedBuffer
+	logs := newAsyncLog(&out)
+	defer logs.close()
+	logger := slog.New(logs.handler(slog.NewTextHandler(logs.out, nil)))
+	written := func(msg string) bool {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(out.String(), msg) {
+				return true
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return false
+	}
+	logger.Info("first")
+	if !written("msg=first") {
+		t.Fatal("a lone line was not written while the log stayed open")
+	}
+	time.Sleep(5 * logTick)
+	logger.Info("second")
+	if !written("msg=second") {
+		t.Fatal("a line after a quiet spell was not written while the log stayed open")
+	}
+
+	time.Sleep(5 * logTick)
+	before := out.Writes()
+	const lines = 500
+	start := time.Now()
+	for i := range lines {
+		logger.Info("stream", "n", i)
+		time.Sleep(200 * time.Microsecond)
+	}
+	if !written(fmt.Sprintf("n=%d", lines-1)) {
+		t.Fatal("the stream's last line was not written")
+	}
+	// At most a write a tick and a few more for full buffers, however
+	// slowly this machine ran the stream; a write a line is ten times that.
+	elapsed := time.Since(start)
+	if writes, most := out.Writes()-before, 2*int(elapsed/logTick)+10; writes > most {
+		t.Errorf("%d writes for %d lines in %v, want at most %d", writes, lines, elapsed.Round(time.Millisecond), most)
 	}
 }
 
