@@ -1491,6 +1491,10 @@ async function stepUploaderGallery(u) {
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("Escape");
   await page.waitForFunction(() => !document.querySelector("#viewer").open);
+  // Closing gives the focus back to the tile that opened the viewer at
+  // once; the dialog's close event, a task later, moves it to the file last
+  // shown. Wait for that task, not just for the dialog to close.
+  await page.waitForFunction((n) => document.activeElement?.closest("li.file-card")?.dataset.name === n, names[1], { timeout: WAIT }).catch(() => {});
   const focused = await page.evaluate(() => document.activeElement?.closest("li.file-card")?.dataset.name);
   check(focused === names[1], `after Esc the focus is on ${focused}, not the tile of ${names[1]}`);
 
