@@ -101,6 +101,9 @@ func runServe(configFlag string, stderr io.Writer) int {
 		logger.Error("start-up failed", "err", err)
 		return 1
 	}
+	if heapFloorWanted(os.LookupEnv) {
+		defer startHeapFloor(heapFloorBytes, a.mem.setBusyGC)()
+	}
 	// The metrics listener stops with the main server, however it stops.
 	mctx, stopMetrics := context.WithCancel(ctx)
 	metricsDone := make(chan struct{})

@@ -30,6 +30,7 @@ type app struct {
 	obs      *observability // nil: metrics off
 	auth     *auth.Service
 	instance string // this process's id in the instance registry
+	mem      *memoryReleaser
 	closers  []func(context.Context)
 }
 
@@ -185,6 +186,7 @@ func newApp(ctx context.Context, cfg *Config, logger *slog.Logger) (*app, error)
 		}
 		db.ReleaseIdle(ctx)
 	}, quiet)
+	a.mem = mem
 	a.background(ctx, mem.run)
 
 	a.handler = httpx.Chain(a.router,
