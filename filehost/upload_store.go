@@ -204,13 +204,18 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 	// bytes are placed; and the transaction may be shared (sqlstore.TxGroup.Tx).
 	ctx = context.WithoutCancel(ctx)
 	audit := opt.audit
-	body := func(tx *sqlstore.Tx) error {
-		// The owner's row is locked first, as a delete does before the
-		// object's (removeFileTx): on PostgreSQL an upload of stored content
-		// that took the object's row first would deadlock with a delete of
-		// the same owner's. The check and the increment are one statement
-		// under that lock, so concurrent uploads cannot jointly pass the
-		// quota (docs/filehost.md#lock-order).
+	// The check and the increment of the owner's usage are one statement
+	// under the row's lock, so concurrent uploads cannot jointly pass the
+	// quota. On PostgreSQL that lock is held until the commit is flushed,
+	// and every upload of the owner waits for it: an upload of new content
+	// takes it as late as it can, after the rows no one else can wait for
+	// (its intent, its new object, its audit entry) and before the record,
+	// whose key share on the owner's row would otherwise meet a removal of
+	// the owner the other way round. An upload of stored content takes it
+	// first, as a delete does before the object's (removeFileTx): taking
+	// the object's row first would deadlock with a delete of the same
+	// owner's (docs/filehost.md#lock-order).
+	count := func(tx *sqlstore.Tx) error {
 		res, err := tx.Exec(ctx, `UPDATE users SET used_bytes = used_bytes + $1, file_count = file_count + 1
 			WHERE id = $2 AND (quota_bytes = 0 OR used_bytes + $1 <= quota_bytes)`, in.size, userID)
 		if err != nil {
@@ -221,6 +226,9 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		} else if n == 0 {
 			return errQuotaFull
 		}
+		return nil
+	}
+	body := func(tx *sqlstore.Tx) error {
 		if isNew {
 			if err := claimPlaceTx(ctx, tx, obj.intent); err != nil {
 				return err
@@ -228,7 +236,16 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 			if err := insertObjectTx(ctx, tx, obj); err != nil {
 				return err
 			}
+			if err := audit.Write(ctx, tx); err != nil {
+				return errAuditFailed
+			}
+			if err := count(tx); err != nil {
+				return err
+			}
 		} else {
+			if err := count(tx); err != nil {
+				return err
+			}
 			res, err := tx.Exec(ctx, "UPDATE objects SET ref_count = ref_count + 1 WHERE id = $1 AND ref_count > 0", obj.ID)
 			if err != nil {
 				return err
@@ -239,7 +256,7 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 				return errObjectGone
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at, expires_at)
+		_, err := tx.Exec(ctx, `INSERT INTO files (id, user_id, object_id, album_id, origin_name, size, visibility, is_public, created_at, updated_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			rec.ID, userID, obj.ID, opt.albumID, rec.OriginName, rec.Size, opt.visibility, rec.IsPublic, sqlstore.FromTime(rec.CreatedAt), expires)
 		if errors.Is(err, sqlstore.ErrForeignKey) {
@@ -248,8 +265,10 @@ func (s *Service) insertFile(ctx context.Context, userID string, obj *object, in
 		if err != nil {
 			return err
 		}
-		if err := audit.Write(ctx, tx); err != nil {
-			return errAuditFailed
+		if !isNew {
+			if err := audit.Write(ctx, tx); err != nil {
+				return errAuditFailed
+			}
 		}
 		return nil
 	}

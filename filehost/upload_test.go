@@ -284,6 +284,101 @@ func TestQuotaAllowsUpToTheLimit(t *testing.T) {
 	}
 }
 
+// Concurrent uploads of new content by one owner near the quota: the check
+// and the count are one statement under the owner's row lock, wherever the
+// upload takes it, so exactly as many as fit are stored and the usage is
+// exact (docs/filehost.md#lock-order).
+func TestConcurrentUploadsNearTheQuotaNeverExceedIt(t *testing.T) {
+	e := newTestEnv(t)
+	const size, fit, clients = 1000, 5, 16
+	uid, c := e.newUser("alice", size*fit+size/2)
+	statuses := make(chan int, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			r := c.Upload("/api/v1/upload", "file", "f.bin", bytes.Repeat([]byte{byte(i + 1)}, size))
+			statuses <- r.Status
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	byStatus := map[int]int{}
+	for st := range statuses {
+		byStatus[st]++
+	}
+	if byStatus[http.StatusOK] != fit || byStatus[507] != clients-fit {
+		t.Fatalf("answers %v, want %d stored and %d refused for the quota", byStatus, fit, clients-fit)
+	}
+	if used, n := e.usage(uid); used != size*fit || n != fit {
+		t.Fatalf("usage %d bytes in %d files, want %d in %d", used, n, size*fit, fit)
+	}
+	if files := e.storedFiles(); len(files) != fit {
+		t.Fatalf("stored %d files, want %d", len(files), fit)
+	}
+	if n := e.count("SELECT COUNT(*) FROM storage_intents"); n != 0 {
+		t.Fatalf("%d intents left", n)
+	}
+}
+
+// On PostgreSQL every upload of an owner waits for the owner's row, which
+// its holder keeps until its commit is flushed: an upload of new content
+// asks for it only after its object is inserted, so it holds it for the
+// record and the commit alone (docs/filehost.md#lock-order).
+func TestUploadOfNewContentLocksItsOwnerLast(t *testing.T) {
+	e := newTestEnv(t)
+	if e.db.Dialect() != sqlstore.Postgres {
+		t.Skip("row locks are PostgreSQL's; SQLite has one writer")
+	}
+	owner, c := e.newUser("alice", 0)
+	ctx := context.Background()
+	answer := make(chan *httpxtest.Response, 1)
+	var held []string
+	err := e.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		var me int
+		if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&me); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM users WHERE id = $1 FOR UPDATE", owner); err != nil {
+			return err
+		}
+		go func() { answer <- c.Upload("/api/v1/upload", "file", "new.bin", []byte("new content")) }()
+		// The upload's session, once it waits for this transaction.
+		var waiter int
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			err := e.db.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", me).Scan(&waiter)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, sqlstore.ErrNotFound) || time.Now().After(deadline) {
+				return fmt.Errorf("no upload waits for the owner's row: %v", err)
+			}
+		}
+		rows, err := e.db.Query(ctx, `SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+			WHERE l.pid = $1 AND l.mode = 'RowExclusiveLock' ORDER BY c.relname`, waiter)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				return err
+			}
+			held = append(held, name)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := <-answer; r.Status != http.StatusOK {
+		t.Fatalf("upload: %d %s", r.Status, r.Body)
+	}
+	if !slices.Contains(held, "objects") || slices.Contains(held, "files") {
+		t.Fatalf("waiting for its owner's row, the upload had written to %v; want objects before, files after", held)
+	}
+}
+
 func TestGuestUpload(t *testing.T) {
 	e := newTestEnv(t)
 	r := e.c.Upload("/api/v1/public/upload", "file", "a.png", pngBytes(t, 2, 2))

@@ -12,6 +12,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -119,10 +120,17 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	params.Set("_txlock", "immediate")
 	writeDSN := "file:" + path + "?" + params.Encode()
 
-	write, err := sql.Open("sqlite3", writeDSN)
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: open sqlite: %w", err)
-	}
+	// The writer keeps its temporary files in memory. Each upload of a
+	// shared commit runs in a savepoint (TxGroup), whose sub-journal holds
+	// the pages it changes; on disk that is two writes a page, some thirty
+	// an upload, to a file that is thrown away at the commit. Its size is
+	// bounded by the pages one transaction changes (docs/design.md#group-commit).
+	write := sql.OpenDB(sqliteConnector{dsn: writeDSN, driver: &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec("PRAGMA temp_store = MEMORY", nil)
+			return err
+		},
+	}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxIdleTime(0)
@@ -147,6 +155,16 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	return &DB{dialect: SQLite, read: read, write: write, readIdle: n, changes: changes}, nil
 }
+
+// sqliteConnector opens connections to dsn through driver, whose hook
+// sets what the DSN cannot say.
+type sqliteConnector struct {
+	dsn    string
+	driver *sqlite3.SQLiteDriver
+}
+
+func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
+func (c sqliteConnector) Driver() driver.Driver                        { return c.driver }
 
 // pgIdleConns is how many PostgreSQL connections stay open between bursts.
 const pgIdleConns = 8

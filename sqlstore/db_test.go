@@ -232,6 +232,27 @@ func TestSQLiteCommitsAreDurable(t *testing.T) {
 	}
 }
 
+// The writer keeps its temporary files, the savepoints' sub-journals of a
+// shared commit among them, in memory: on disk they cost two writes for
+// each page an upload changes (docs/design.md#group-commit).
+func TestSQLiteWriterKeepsTemporaryFilesInMemory(t *testing.T) {
+	if cfg := sqlstoretest.NewConfig(t); cfg.Driver != "sqlite" {
+		t.Skip("SQLite's setting")
+	}
+	db := openDB(t)
+	ctx := context.Background()
+	const memory = 2 // PRAGMA temp_store: 0 DEFAULT, 1 FILE, 2 MEMORY
+	var got int
+	if err := db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		return tx.QueryRow(ctx, "PRAGMA temp_store").Scan(&got)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != memory {
+		t.Errorf("temp_store = %d on the writing connection, want %d (MEMORY)", got, memory)
+	}
+}
+
 func TestPostgresDSNGetsBinaryParameters(t *testing.T) {
 	tests := []struct{ dsn, want string }{
 		{"postgres://u@127.0.0.1:5432/folio?sslmode=disable", "postgres://u@127.0.0.1:5432/folio?binary_parameters=yes&sslmode=disable"},
