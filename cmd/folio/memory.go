@@ -66,6 +66,7 @@ type memoryReleaser struct {
 func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memoryReleaser {
 	return &memoryReleaser{quiet: quiet, release: func(ctx context.Context) {
 		release(ctx)
+		shedThreads(runtime.GOMAXPROCS(0) + spareThreads)
 		// A first collection only moves the burst's pooled buffers (the
 		// sync.Pools of the HTTP server and the renderers) to the pools'
 		// victim caches and queues the finalizers of closed connections;
@@ -78,6 +79,32 @@ func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memor
 		debug.FreeOSMemory()
 		_ = dropProgramPages()
 	}, lowerIdleGC: true}
+}
+
+// spareThreads is how many OS threads beyond GOMAXPROCS a release keeps:
+// the runtime's monitor and a few for the idle work's system calls.
+const spareThreads = 3
+
+// shedThreads ends the OS threads a burst created beyond keep. The runtime
+// starts a thread for each goroutine blocked in a system call or a call
+// into C (SQLite) while others run, 40 to 60 under a burst of uploads and
+// page views, and never ends one: each keeps its signal stack (32 KiB of
+// the Go heap), the pages of its C stack SQLite touched and its cache of
+// freed C heap blocks. A goroutine that locks its thread and returns ends that
+// thread, and the thread library gives the stack's pages back
+// (docs/design.md#memory). A busy thread is never ended: the goroutine runs
+// on an idle one, or on the releaser's own, and at most as many are tried
+// as there were threads too many, so a thread the runtime starts again in
+// the meantime does not keep the loop going.
+func shedThreads(keep int) {
+	for tries := threadCount() - keep; tries > 0 && threadCount() > keep; tries-- {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(done)
+		}()
+		<-done
+	}
 }
 
 // Middleware counts requests.

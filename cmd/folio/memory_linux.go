@@ -67,3 +67,18 @@ func dropProgramPages() error {
 	}
 	return nil
 }
+
+// threadCount is how many OS threads the process has, 0 if unknown.
+func threadCount() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}

@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // programRSS is how much of the running program file is resident, in KiB.
@@ -52,5 +55,52 @@ func TestDropProgramPagesShrinksTheResidentProgram(t *testing.T) {
 	// Code paged out runs again once read back.
 	if _, c := newTestApp(t); c.Do("GET", "/api/v1/health", nil).Status != 200 {
 		t.Fatal("the server does not answer after its code was paged out")
+	}
+}
+
+// Threads the runtime started for goroutines that each held one, like a
+// burst's calls into SQLite, are ended by a release once those goroutines
+// are done; the process keeps what it needs and runs on.
+func TestShedThreadsEndsTheIdleThreadsOfABurst(t *testing.T) {
+	if threadCount() == 0 {
+		t.Skip("no /proc/self/status")
+	}
+	const burst = 24
+	hold, held := make(chan struct{}), make(chan struct{})
+	var done sync.WaitGroup
+	for range burst {
+		done.Go(func() {
+			runtime.LockOSThread() // a thread of its own, as a call into C has
+			held <- struct{}{}
+			<-hold
+			runtime.UnlockOSThread() // the thread stays, idle
+		})
+	}
+	for range burst {
+		<-held
+	}
+	close(hold)
+	// The burst is over, as it is when a release comes: while a locked
+	// goroutine still waits to run, its thread is not idle, and a thread
+	// ended then is one the runtime starts again.
+	done.Wait()
+	time.Sleep(50 * time.Millisecond)
+	peak := threadCount()
+	keep := runtime.GOMAXPROCS(0) + spareThreads
+	if peak < keep+burst/2 {
+		t.Fatalf("%d threads after a burst of %d, want at least %d", peak, burst, keep+burst/2)
+	}
+	shedThreads(keep)
+	// Ended threads leave the process as they return.
+	after := threadCount()
+	for deadline := time.Now().Add(10 * time.Second); after > peak-burst/2 && time.Now().Before(deadline); after = threadCount() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after > peak-burst/2 {
+		t.Fatalf("threads: %d after the burst, %d after shedding, want at most %d", peak, after, peak-burst/2)
+	}
+	t.Logf("threads: %d after the burst, %d after shedding (keep %d)", peak, after, keep)
+	if _, c := newTestApp(t); c.Do("GET", "/api/v1/health", nil).Status != 200 {
+		t.Fatal("the server does not answer after its threads were shed")
 	}
 }
