@@ -51,6 +51,13 @@ type memoryReleaser struct {
 
 	lowerIdleGC bool // lower GOGC after a release (not in unit tests of observe)
 
+	// paged are the program's mappings paged out since the last request,
+	// read page by page until the next (pageOut); pagedOut says there are
+	// some.
+	pageMu   sync.Mutex
+	paged    []programRange
+	pagedOut atomic.Bool
+
 	// quiet is raised by a release and lowered by the next request; nil in
 	// unit tests of observe.
 	quiet *quietSignal
@@ -64,7 +71,8 @@ type memoryReleaser struct {
 // pages back and pages the program's code out. A kernel that cannot page
 // out keeps it, which only costs memory.
 func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memoryReleaser {
-	return &memoryReleaser{quiet: quiet, release: func(ctx context.Context) {
+	m := &memoryReleaser{quiet: quiet, lowerIdleGC: true}
+	m.release = func(ctx context.Context) {
 		release(ctx)
 		shedThreads(runtime.GOMAXPROCS(0) + spareThreads)
 		// A first collection only moves the burst's pooled buffers (the
@@ -74,11 +82,32 @@ func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memor
 		// hands the free pages back (docs/design.md#memory).
 		runtime.GC()
 		debug.FreeOSMemory()
-		_ = dropProgramPages()
-	}, settle: func() {
+		m.pageOut()
+	}
+	m.settle = func() {
 		debug.FreeOSMemory()
-		_ = dropProgramPages()
-	}, lowerIdleGC: true}
+		m.pageOut()
+	}
+	return m
+}
+
+// pageOut pages the program out until the next request, which gives it
+// readahead back.
+func (m *memoryReleaser) pageOut() {
+	ranges, _ := dropProgramPages()
+	m.pageMu.Lock()
+	defer m.pageMu.Unlock()
+	m.paged = append(m.paged, ranges...)
+	m.pagedOut.Store(len(m.paged) > 0)
+}
+
+// readahead ends pageOut's page-by-page reading, once.
+func (m *memoryReleaser) readahead() {
+	m.pageMu.Lock()
+	defer m.pageMu.Unlock()
+	programReadahead(m.paged)
+	m.paged = nil
+	m.pagedOut.Store(false)
 }
 
 // spareThreads is how many OS threads beyond GOMAXPROCS a release keeps:
@@ -113,6 +142,9 @@ func (m *memoryReleaser) Middleware(next http.Handler) http.Handler {
 		m.requests.Add(1)
 		if m.idleGC.Load() {
 			m.restoreGC()
+		}
+		if m.pagedOut.Load() {
+			m.readahead()
 		}
 		m.quiet.lower()
 		next.ServeHTTP(w, r)

@@ -13,6 +13,10 @@ import (
 // it, and nothing happens).
 const madvPageout = 21
 
+// programRange is a mapping of the program file that dropProgramPages
+// paged out.
+type programRange struct{ start, end uintptr }
+
 // dropProgramPages gives back the pages of Folio's own program file that a
 // burst of requests pulled into memory: over 15 MiB of machine code and
 // read-only data, which the kernel maps in large blocks and keeps mapped
@@ -23,17 +27,21 @@ const madvPageout = 21
 // requests that need them (docs/design.md#memory). Only mappings the
 // process can neither write nor has written are touched: a page the dynamic
 // loader relocated before making it read-only is the process's own copy.
-func dropProgramPages() error {
+//
+// Until programReadahead, a page the idle process touches is read back
+// alone (MADV_RANDOM): with the kernel's readahead, each collection's few
+// reads of type data and stack tables brought back blocks of up to 2 MiB
+// around them. It returns the mappings it paged out.
+func dropProgramPages() ([]programRange, error) {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	type mapping struct{ start, end uintptr }
-	var drop []mapping
+	var drop []programRange
 	candidate := false // the mapping last named may be dropped
 	sc := bufio.NewScanner(bytes.NewReader(smaps))
 	for sc.Scan() {
@@ -51,7 +59,7 @@ func dropProgramPages() error {
 			if err1 != nil || err2 != nil || end <= start {
 				continue
 			}
-			drop = append(drop, mapping{uintptr(start), uintptr(end)})
+			drop = append(drop, programRange{uintptr(start), uintptr(end)})
 			candidate = true
 			continue
 		}
@@ -62,10 +70,22 @@ func dropProgramPages() error {
 	}
 	for _, m := range drop {
 		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, madvPageout); e != 0 {
-			return e
+			return nil, e
 		}
 	}
-	return nil
+	for _, m := range drop {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, syscall.MADV_RANDOM)
+	}
+	return drop, nil
+}
+
+// programReadahead gives the mappings dropProgramPages paged out the
+// kernel's readahead back, for the requests that come: read page by page,
+// the code a request runs would cost it a disk read a page.
+func programReadahead(ranges []programRange) {
+	for _, m := range ranges {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, syscall.MADV_NORMAL)
+	}
 }
 
 // threadCount is how many OS threads the process has, 0 if unknown.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +44,9 @@ func programRSS(t *testing.T) int {
 // its resident set, and it runs on.
 func TestDropProgramPagesShrinksTheResidentProgram(t *testing.T) {
 	before := programRSS(t)
-	err := dropProgramPages()
+	ranges, err := dropProgramPages()
+	// The rest of the tests read the program with readahead again.
+	defer programReadahead(ranges)
 	if errors.Is(err, syscall.EINVAL) {
 		t.Skip("this kernel cannot page out (MADV_PAGEOUT needs Linux 5.4)")
 	}
@@ -102,5 +108,55 @@ func TestShedThreadsEndsTheIdleThreadsOfABurst(t *testing.T) {
 	t.Logf("threads: %d after the burst, %d after shedding (keep %d)", peak, after, keep)
 	if _, c := newTestApp(t); c.Do("GET", "/api/v1/health", nil).Status != 200 {
 		t.Fatal("the server does not answer after its threads were shed")
+	}
+}
+
+// randomReadMappings counts the program file's mappings the kernel reads
+// page by page (MADV_RANDOM: "rr" in smaps' VmFlags).
+func randomReadMappings(t *testing.T) int {
+	t.Helper()
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	n, ours := 0, false
+	for line := range strings.Lines(string(smaps)) {
+		f := strings.Fields(line)
+		if len(f) >= 5 && strings.Contains(f[0], "-") {
+			ours = len(f) >= 6 && f[5] == exe
+		} else if ours && len(f) >= 1 && f[0] == "VmFlags:" && slices.Contains(f[1:], "rr") {
+			n++
+		}
+	}
+	return n
+}
+
+// After a release the idle process reads its paged-out program back a page
+// at a time; the next request gives the kernel's readahead back.
+func TestProgramIsReadPageByPageOnlyUntilTheNextRequest(t *testing.T) {
+	m := newMemoryReleaser(func(context.Context) {}, nil)
+	m.lowerIdleGC = false
+	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	m.requests.Add(500)
+	m.observe(context.Background())
+	if !m.observe(context.Background()) {
+		t.Fatal("the quiet period after a burst released nothing")
+	}
+	if len(m.paged) == 0 {
+		t.Skip("this kernel cannot page out (MADV_PAGEOUT needs Linux 5.4)")
+	}
+	if n := randomReadMappings(t); n == 0 {
+		t.Fatal("no program mapping is read page by page after the release")
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if n := randomReadMappings(t); n != 0 {
+		t.Fatalf("%d program mappings still read page by page after the next request", n)
+	}
+	if m.pagedOut.Load() {
+		t.Fatal("still marked paged out after the next request")
 	}
 }
