@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// programRSS is how much of the running program file is resident, in KiB.
-func programRSS(t *testing.T) int {
+// programFields calls fn with the fields of each line smaps gives about a
+// mapping of the running program file.
+func programFields(t *testing.T, fn func(f []string)) {
 	t.Helper()
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
@@ -27,16 +28,27 @@ func programRSS(t *testing.T) int {
 	if err != nil {
 		t.Skip("no /proc:", err)
 	}
-	total, ours := 0, false
+	ours := false
 	for line := range strings.Lines(string(smaps)) {
 		f := strings.Fields(line)
 		if len(f) >= 5 && strings.Contains(f[0], "-") {
 			ours = len(f) >= 6 && f[5] == exe
-		} else if ours && len(f) >= 2 && f[0] == "Rss:" {
+		} else if ours && len(f) >= 1 {
+			fn(f)
+		}
+	}
+}
+
+// programRSS is how much of the running program file is resident, in KiB.
+func programRSS(t *testing.T) int {
+	t.Helper()
+	total := 0
+	programFields(t, func(f []string) {
+		if len(f) >= 2 && f[0] == "Rss:" {
 			n, _ := strconv.Atoi(f[1])
 			total += n
 		}
-	}
+	})
 	return total
 }
 
@@ -115,23 +127,12 @@ func TestShedThreadsEndsTheIdleThreadsOfABurst(t *testing.T) {
 // page by page (MADV_RANDOM: "rr" in smaps' VmFlags).
 func randomReadMappings(t *testing.T) int {
 	t.Helper()
-	exe, err := os.Readlink("/proc/self/exe")
-	if err != nil {
-		t.Skip("no /proc:", err)
-	}
-	smaps, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skip("no /proc:", err)
-	}
-	n, ours := 0, false
-	for line := range strings.Lines(string(smaps)) {
-		f := strings.Fields(line)
-		if len(f) >= 5 && strings.Contains(f[0], "-") {
-			ours = len(f) >= 6 && f[5] == exe
-		} else if ours && len(f) >= 1 && f[0] == "VmFlags:" && slices.Contains(f[1:], "rr") {
+	n := 0
+	programFields(t, func(f []string) {
+		if f[0] == "VmFlags:" && slices.Contains(f[1:], "rr") {
 			n++
 		}
-	}
+	})
 	return n
 }
 
