@@ -303,14 +303,16 @@ func floorPercent(live, floor uint64) int {
 }
 
 // heapFloor sets GOGC after every collection from the live heap it left,
-// through set. It runs on the runtime's cleanup goroutine, one collection
-// at a time: a cleanup attached to a fresh object runs once a collection
-// has found the object unreachable, and attaches the next.
+// through set. It runs as a cleanup, one collection at a time: a cleanup
+// attached to a fresh object runs once a collection has found the object
+// unreachable, and attaches the next. The runtime may run successive ones
+// on different goroutines; mu orders them.
 type heapFloor struct {
+	mu      sync.Mutex
 	floor   uint64
 	set     func(percent int)
 	sample  []metrics.Sample
-	last    int // the GOGC last set; touched by the cleanup goroutine only
+	last    int // the GOGC last set
 	stopped atomic.Bool
 }
 
@@ -354,6 +356,8 @@ func (f *heapFloor) cycle() {
 	if f.stopped.Load() {
 		return
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	metrics.Read(f.sample)
 	if f.sample[0].Value.Kind() == metrics.KindUint64 {
 		if p := floorPercent(f.sample[0].Value.Uint64(), f.floor); p != f.last {

@@ -185,8 +185,8 @@ func TestHeapFloorSetsGOGCAfterEveryCollection(t *testing.T) {
 	var f *heapFloor
 	f = newHeapFloor(1<<40, func(p int) {
 		set <- p
-		// Runs on the cleanup goroutine, as cycle does: the next
-		// collection sees a live heap above this floor.
+		// Runs within cycle, under its lock: the next collection sees a
+		// live heap above this floor.
 		f.floor = 1
 	})
 	f.arm()
