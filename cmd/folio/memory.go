@@ -278,10 +278,10 @@ func (q *quietSignal) ended() <-chan struct{} {
 // 4 MiB. Folio's live heap after start is about 2 MiB of pointer-dense data
 // (routes, templates, settings, caches' indexes), so at the default GOGC
 // of 100 a busy server collects every few hundred requests and each
-// collection scans all of it: a third of what Folio costs a request more
+// collection scans all of it: about half of what Folio cost a request more
 // than a bare net/http handler. A goal of 16 MiB makes collections four
 // times rarer for at most 12 MiB more heap while busy; a release after a
-// burst lowers GOGC as before, so an idle server keeps none of it.
+// burst lowers GOGC as before, so an idle server keeps little of it.
 const (
 	heapFloorBytes = 16 << 20
 	// maxFloorPercent is the GOGC that makes the runtime's own minimum
