@@ -156,7 +156,7 @@ func accelBench(args []string) error {
 			}
 		}
 	}
-	limit, _ := sides[4].median()
+	limit, _, _ := sides[4].median()
 	fmt.Println()
 	fmt.Printf("Command: `go run ./cmd/folio-bench accel %s`  \n", strings.Join(args, " "))
 	fmt.Printf("Load: %s; %d round(s), the %d sides in turn in each; medians of the rounds.  \n", gen, *rounds, len(sides))
@@ -181,15 +181,15 @@ func accelBench(args []string) error {
 		all[i] = c.folio + c.nginx + c.client
 	}
 	for i, s := range sides {
-		rate, p99 := s.median()
+		rate, p99, _ := s.median()
 		c := medianCPU(s.cpu)
 		fmt.Printf("| %s | %s | %s | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %.2f |\n", s.label, thousands(rate), p99String(p99),
 			rate/limit, us(c.folio), us(c.nginx), us(c.client), us(all[i]), thousands(perCPU[i]), perCPU[i]/perCPU[4])
 	}
-	alone, _ := sides[0].median()
-	off, _ := sides[1].median()
+	alone, _, _ := sides[0].median()
+	off, _, _ := sides[1].median()
 	for _, i := range []int{2, 3} {
-		on, _ := sides[i].median()
+		on, _, _ := sides[i].median()
 		fmt.Printf("\n%s: on / off %.2f, on / Folio alone %.2f, on / nginx alone %.2f (req/s); ", sides[i].label, on/off, on/alone, on/limit)
 		fmt.Printf("on / off %.2f, on / Folio alone %.2f, on / nginx alone %.2f (req per server CPU-second); ",
 			perCPU[i]/perCPU[1], perCPU[i]/perCPU[0], perCPU[i]/perCPU[4])

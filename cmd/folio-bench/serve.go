@@ -112,7 +112,7 @@ func serveBench(args []string) error {
 		return err
 	}
 	defer plain.stop()
-	workloads := site.workloads(p.base, plain, ngx)
+	workloads := site.workloads(p.base, p.cmd.Process.Pid, plain, ngx)
 
 	fmt.Printf("folio-bench serve: %d posts, %s, %d round(s), medians\n", *posts, gen, *rounds)
 	var failures []string
@@ -123,14 +123,14 @@ func serveBench(args []string) error {
 				if side.url == "" {
 					continue
 				}
-				r, busy, err := measure(gen, p.cmd.Process.Pid, side.url)
+				r, busy, err := measure(gen, p.cmd.Process.Pid, side.url, side.pids)
 				if err != nil {
 					return err
 				}
 				side.runs = append(side.runs, r)
 				busies = append(busies, busy)
-				fmt.Printf("round %d/%d  %-11s %-14s %12s req/s  p99 %-16s (CPUs %2.0f%% busy just before)\n", round, *rounds,
-					w.short, side.label, thousands(r.perSecond), p99String(r.p99), 100*busy)
+				fmt.Printf("round %d/%d  %-11s %-14s %12s req/s  p99 %-16s server CPU %5.1f µs a request (CPUs %2.0f%% busy just before)\n",
+					round, *rounds, w.short, side.label, thousands(r.perSecond), p99String(r.p99), us(r.cpu), 100*busy)
 				if f := r.failed(); f != "" {
 					failures = append(failures, fmt.Sprintf("round %d, %s, %s (%s): %s", round, w.short, side.label, side.url, f))
 				}
@@ -197,15 +197,31 @@ func logErrors(path string) (abandoned int, other []string) {
 
 // measure waits for Folio (pid) to settle, warms the target up with
 // sequential requests, 50 or a second's worth, which also fail fast on a
-// wrong answer, then runs the load. It also returns how busy the machine
+// wrong answer, then runs the load, counting the CPU time the server's
+// processes (servers) used for it. It also returns how busy the machine
 // was just before.
-func measure(gen loadGenerator, pid int, url string) (loadRun, float64, error) {
+func measure(gen loadGenerator, pid int, url string, servers func() []int) (loadRun, float64, error) {
 	busy := settle(pid)
 	if err := warmUp(url); err != nil {
 		return loadRun{}, 0, err
 	}
+	before := serverCPU(servers)
 	r, err := gen.run(url)
+	if err == nil && r.requests > 0 {
+		r.cpu = (serverCPU(servers) - before) / time.Duration(r.requests)
+	}
 	return r, busy, err
+}
+
+// serverCPU is the CPU time the processes servers lists have used so far.
+func serverCPU(servers func() []int) time.Duration {
+	var d time.Duration
+	if servers != nil {
+		for _, pid := range servers() {
+			d += cpuTime(pid)
+		}
+	}
+	return d
 }
 
 // warmUp sends url 50 sequential requests, or a second's worth, failing
@@ -299,24 +315,28 @@ func cpuTimes() (busy, total uint64) {
 // side is one column of a workload: Folio, or what it is compared with.
 type side struct {
 	label string
-	url   string // empty: not measured
+	url   string       // empty: not measured
+	pids  func() []int // the server's processes, whose CPU time a run counts
 	runs  []loadRun
 }
 
-// median is the median rate and the median 99th percentile of the runs.
-func (s *side) median() (float64, time.Duration) {
+// median is the median rate, the median 99th percentile and the median
+// server CPU time per request of the runs.
+func (s *side) median() (float64, time.Duration, time.Duration) {
 	rates := make([]float64, len(s.runs))
 	p99s := make([]time.Duration, len(s.runs))
+	cpus := make([]time.Duration, len(s.runs))
 	for i, r := range s.runs {
-		rates[i], p99s[i] = r.perSecond, r.p99
+		rates[i], p99s[i], cpus[i] = r.perSecond, r.p99, r.cpu
 	}
 	slices.Sort(rates)
 	slices.Sort(p99s)
+	slices.Sort(cpus)
 	n := len(rates)
 	if n%2 == 1 {
-		return rates[n/2], p99s[n/2]
+		return rates[n/2], p99s[n/2], cpus[n/2]
 	}
-	return (rates[n/2-1] + rates[n/2]) / 2, (p99s[n/2-1] + p99s[n/2]) / 2
+	return (rates[n/2-1] + rates[n/2]) / 2, (p99s[n/2-1] + p99s[n/2]) / 2, (cpus[n/2-1] + cpus[n/2]) / 2
 }
 
 // serveWorkload is one row of the table.
@@ -364,21 +384,32 @@ func (s *servedSite) copies() (map[string]plainFile, map[string][]byte) {
 		map[string][]byte{"image": s.image, "thumb": s.thumb, "variant": s.variant, "home": s.home}
 }
 
-func (s *servedSite) workloads(folio string, plain *selfProcess, ngx *nginxProcess) []*serveWorkload {
+func (s *servedSite) workloads(folio string, folioPid int, plain *selfProcess, ngx *nginxProcess) []*serveWorkload {
 	nginxURL := func(path string) string {
 		if ngx == nil {
 			return ""
 		}
 		return ngx.base + path
 	}
+	folioPids := func() []int { return []int{folioPid} }
+	plainPids := func() []int { return []int{plain.cmd.Process.Pid} }
+	var nginxPids func() []int
+	if ngx != nil {
+		// The master and its workers, listed at each sample: a worker
+		// that died would be replaced by a new one.
+		nginxPids = func() []int {
+			master := ngx.cmd.Process.Pid
+			return append([]int{master}, childrenOf(master)...)
+		}
+	}
 	list := func(page int) string {
 		return folio + "/api/v1/posts?page=" + strconv.Itoa(page) + "&page_size=10"
 	}
 	row := func(name, short, aim, folioPath, copyPath string) *serveWorkload {
 		return &serveWorkload{name: name, short: short, aim: aim,
-			folio: side{label: "folio", url: folio + folioPath},
-			plain: side{label: "plain net/http", url: plain.base + copyPath},
-			nginx: side{label: "nginx", url: nginxURL(copyPath)}}
+			folio: side{label: "folio", url: folio + folioPath, pids: folioPids},
+			plain: side{label: "plain net/http", url: plain.base + copyPath, pids: plainPids},
+			nginx: side{label: "nginx", url: nginxURL(copyPath), pids: nginxPids}}
 	}
 	return []*serveWorkload{
 		row(fmt.Sprintf("Short link GET, %d KB PNG", len(s.image)/1000), "short link", "≥ 0.9x plain, ≥ 0.85x nginx",
@@ -391,49 +422,72 @@ func (s *servedSite) workloads(folio string, plain *selfProcess, ngx *nginxProce
 			"/", "/home"),
 		{name: fmt.Sprintf("Public list `GET /api/v1/posts?page=%d&page_size=10` (offset %s), %s posts", s.middlePage,
 			thousands(float64((s.middlePage-1)*10)), thousands(float64(s.posts))), short: "post list", aim: "≥ 0.5x of page 1",
-			plain: side{label: "folio page 1", url: list(1)},
-			folio: side{label: "folio middle", url: list(s.middlePage)},
+			plain: side{label: "folio page 1", url: list(1), pids: folioPids},
+			folio: side{label: "folio middle", url: list(s.middlePage), pids: folioPids},
 			list:  true},
 	}
 }
 
 // writeServeTable writes the Markdown table of the medians: for each row
-// Folio's rate, the plain handler's and nginx's, and Folio's as a ratio to
-// each. The post list's row compares a middle page with Folio's first.
+// Folio's rate and server CPU time per request, the plain handler's and
+// nginx's, Folio's rate as a ratio to each, and Folio's requests per
+// CPU-second as a ratio to the plain handler's: the measure a busy machine
+// moves least, since other programs' load does not count in a process's
+// CPU time. The post list's row compares a middle page with Folio's first.
 func writeServeTable(out io.Writer, workloads []*serveWorkload, withNginx bool) {
 	cell := func(s *side) string {
 		if len(s.runs) == 0 {
 			return "—"
 		}
-		rate, p99 := s.median()
-		return fmt.Sprintf("%s req/s, p99 %s", thousands(rate), p99String(p99))
+		rate, p99, cpu := s.median()
+		c := ""
+		if cpu > 0 {
+			c = fmt.Sprintf(", %.1f µs CPU", us(cpu))
+		}
+		return fmt.Sprintf("%s req/s, p99 %s%s", thousands(rate), p99String(p99), c)
 	}
 	ratio := func(of, to *side) string {
 		if len(of.runs) == 0 || len(to.runs) == 0 {
 			return "—"
 		}
-		f, _ := of.median()
-		r, _ := to.median()
+		f, _, _ := of.median()
+		r, _, _ := to.median()
 		if r == 0 {
 			return "—"
 		}
 		return fmt.Sprintf("%.2fx", f/r)
 	}
-	fmt.Fprintln(out, "| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Aim |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	// perCPU is of's requests per CPU-second over to's: to's CPU time per
+	// request over of's.
+	perCPU := func(of, to *side) string {
+		if len(of.runs) == 0 || len(to.runs) == 0 {
+			return "—"
+		}
+		_, _, f := of.median()
+		_, _, r := to.median()
+		if f == 0 || r == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2fx", float64(r)/float64(f))
+	}
+	fmt.Fprintln(out, "| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Folio / plain, per CPU-second | Aim |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|")
 	for _, w := range workloads {
 		folio, plain, ngx := cell(&w.folio), cell(&w.plain), cell(&w.nginx)
-		toPlain, toNginx := ratio(&w.folio, &w.plain), ratio(&w.folio, &w.nginx)
+		toPlain, toNginx, cpuToPlain := ratio(&w.folio, &w.plain), ratio(&w.folio, &w.nginx), perCPU(&w.folio, &w.plain)
 		switch {
 		case w.list:
 			folio, plain = "middle page: "+folio, "Folio page 1: "+plain
 			if toPlain != "—" {
 				toPlain += " of page 1"
 			}
+			if cpuToPlain != "—" {
+				cpuToPlain += " of page 1"
+			}
 		case !withNginx:
 			ngx = "— (no nginx)"
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", w.name, folio, plain, ngx, toPlain, toNginx, w.aim)
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", w.name, folio, plain, ngx, toPlain, toNginx, cpuToPlain, w.aim)
 	}
 }
 

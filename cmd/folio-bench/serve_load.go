@@ -25,6 +25,7 @@ type loadRun struct {
 	non2xx       int           // wrk counts 3xx as success; the built-in generator does not
 	socketErrors int           // connect, read, write and timeout errors
 	timeouts     int           // of which timeouts
+	cpu          time.Duration // the server's CPU time per request answered; 0: not measured
 }
 
 // failed describes what went wrong in the run, "" when nothing did.

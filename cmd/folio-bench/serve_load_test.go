@@ -68,31 +68,35 @@ func TestThousands(t *testing.T) {
 }
 
 // TestServeTableRatios checks the table's arithmetic: the medians of the
-// runs, Folio's rate over the plain handler's and over nginx's, the post
-// list compared with its first page, and a missing nginx said as such.
+// runs, Folio's rate over the plain handler's and over nginx's, Folio's
+// requests per CPU-second over the plain handler's, the post list compared
+// with its first page, and a missing nginx or CPU time said as such.
 func TestServeTableRatios(t *testing.T) {
-	runs := func(rates ...float64) []loadRun {
+	// runs are rates, each with a CPU time per request of 1e6/rate µs
+	// scaled by cpuScale.
+	runs := func(cpuScale float64, rates ...float64) []loadRun {
 		var rs []loadRun
 		for _, r := range rates {
-			rs = append(rs, loadRun{perSecond: r, p99: time.Millisecond})
+			rs = append(rs, loadRun{perSecond: r, p99: time.Millisecond,
+				cpu: time.Duration(cpuScale * float64(time.Second) / r)})
 		}
 		return rs
 	}
 	image := &serveWorkload{name: "image", aim: "aim",
-		folio: side{runs: runs(900, 100, 1000)},   // median 900
-		plain: side{runs: runs(1000, 5000, 800)},  // median 1000
-		nginx: side{runs: runs(1800, 2000, 1900)}} // median 1900
+		folio: side{runs: runs(0.5, 900, 100, 1000)},  // median 900; CPU 555.6, 5,000, 500 µs: median 555.6
+		plain: side{runs: runs(0.4, 1000, 5000, 800)}, // median 1000; CPU 400, 80, 500 µs: median 400
+		nginx: side{runs: runs(1, 1800, 2000, 1900)}}  // median 1900
 	list := &serveWorkload{name: "list", aim: "aim", list: true,
-		folio: side{runs: runs(30, 40)}, // median 35
-		plain: side{runs: runs(70, 70)}}
+		folio: side{runs: runs(1, 30, 40)}, // median 35; CPU median (1/30+1/40)/2 s
+		plain: side{runs: runs(1, 70, 70)}}
 	var b strings.Builder
 	writeServeTable(&b, []*serveWorkload{image, list}, true)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	want := []string{
-		"| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Aim |",
-		"|---|---|---|---|---|---|---|",
-		"| image | 900 req/s, p99 1ms | 1,000 req/s, p99 1ms | 1,900 req/s, p99 1ms | 0.90x | 0.47x | aim |",
-		"| list | middle page: 35 req/s, p99 1ms | Folio page 1: 70 req/s, p99 1ms | — | 0.50x of page 1 | — | aim |",
+		"| Workload | Folio | plain net/http | nginx | Folio / plain | Folio / nginx | Folio / plain, per CPU-second | Aim |",
+		"|---|---|---|---|---|---|---|---|",
+		"| image | 900 req/s, p99 1ms, 555.6 µs CPU | 1,000 req/s, p99 1ms, 400.0 µs CPU | 1,900 req/s, p99 1ms, 526.3 µs CPU | 0.90x | 0.47x | 0.72x | aim |",
+		"| list | middle page: 35 req/s, p99 1ms, 29166.7 µs CPU | Folio page 1: 70 req/s, p99 1ms, 14285.7 µs CPU | — | 0.50x of page 1 | — | 0.49x of page 1 | aim |",
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
@@ -100,8 +104,9 @@ func TestServeTableRatios(t *testing.T) {
 
 	b.Reset()
 	image.nginx.runs = nil
+	image.folio.runs = runs(0, 900)
 	writeServeTable(&b, []*serveWorkload{image}, false)
-	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; row != "| image | 900 req/s, p99 1ms | 1,000 req/s, p99 1ms | — (no nginx) | 0.90x | — | aim |" {
-		t.Errorf("row without nginx: %s", row)
+	if row := strings.Split(strings.TrimSpace(b.String()), "\n")[2]; row != "| image | 900 req/s, p99 1ms | 1,000 req/s, p99 1ms, 400.0 µs CPU | — (no nginx) | 0.90x | — | — | aim |" {
+		t.Errorf("row without nginx nor Folio's CPU time: %s", row)
 	}
 }
