@@ -72,6 +72,26 @@ func newAsyncLog(w io.Writer) *asyncLog {
 // (docs/design.md#access-log).
 const logTick = 10 * time.Millisecond
 
+// minLogTick is the shortest tick: with the queue, it bounds the lines a
+// second the log takes without making a request wait (a million).
+const minLogTick = time.Millisecond
+
+// nextTick is the tick after one of tick that saw waiting lines gather.
+// A fixed tick would cap the log at a queue a tick (100,000 lines a
+// second), past which every request waits for room: a stream that fills
+// more than a quarter of the queue in a tick gets a tick short enough to
+// fill a quarter, and one that fills less than an eighth a tick twice as
+// long, up to logTick.
+func nextTick(tick time.Duration, waiting int) time.Duration {
+	switch {
+	case waiting > logQueue/4:
+		return max(tick*(logQueue/4)/time.Duration(waiting), minLogTick)
+	case waiting < logQueue/8:
+		return min(2*tick, logTick)
+	}
+	return tick
+}
+
 func (l *asyncLog) run() {
 	defer close(l.done)
 	var line []byte
@@ -87,6 +107,7 @@ func (l *asyncLog) run() {
 			_ = it.h.Handle(context.Background(), *it.r)
 		}
 	}
+	tick := logTick
 	for it := range l.ch {
 		write(it)
 		for {
@@ -100,10 +121,13 @@ func (l *asyncLog) run() {
 				write(it)
 			}
 			_ = l.out.Flush()
-			time.Sleep(logTick)
-			if len(l.ch) == 0 {
+			time.Sleep(tick)
+			waiting := len(l.ch)
+			if waiting == 0 {
+				tick = logTick
 				break // quiet: wait on the channel again
 			}
+			tick = nextTick(tick, waiting)
 		}
 	}
 	_ = l.out.Flush()

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"folio/httpx"
@@ -126,6 +128,52 @@ func TestAsyncLogWritesALoneLineAtOnceAndAStreamByTheTick(t *testing.T) {
 	elapsed := time.Since(start)
 	if writes, most := out.Writes()-before, 2*int(elapsed/logTick)+10; writes > most {
 		t.Errorf("%d writes for %d lines in %v, want at most %d", writes, lines, elapsed.Round(time.Millisecond), most)
+	}
+}
+
+// A stream of lines faster than a queue a tick is not held to that rate:
+// the tick shortens, so a request waits for room in the queue for at most
+// minLogTick, not logTick. In the bubble the clock moves only while the
+// writer of the lines waits, for room, so the time the stream took is the
+// time its requests would have waited.
+func TestAsyncLogKeepsUpWithAStreamFasterThanAQueueATick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := newAsyncLog(io.Discard)
+		logger := slog.New(logs.handler(slog.NewTextHandler(logs.out, nil)))
+		const queues = 40
+		start := time.Now()
+		for i := range queues * logQueue {
+			logger.Info("stream", "n", i)
+		}
+		waited := time.Since(start)
+		logs.close()
+		// A fixed tick waits a tick a queue: 400 ms. Shortening from logTick
+		// by a quarter a full queue waits under 10+2.5+40×1 ms.
+		if most := 6 * logTick; waited > most {
+			t.Errorf("%d lines waited %v for room, want at most %v", queues*logQueue, waited, most)
+		}
+	})
+}
+
+func TestNextTick(t *testing.T) {
+	for _, c := range []struct {
+		tick    time.Duration
+		waiting int
+		want    time.Duration
+	}{
+		{logTick, logQueue, logTick / 4},                              // full: a quarter as long
+		{logTick, logQueue / 2, logTick / 2},                          // half full: half as long
+		{logTick / 4, logQueue, minLogTick},                           // never under the floor
+		{logTick, logQueue / 4, logTick},                              // a quarter: kept
+		{logTick / 2, logQueue / 8, logTick / 2},                      // an eighth: kept
+		{logTick / 4, logQueue/8 - 1, logTick / 2},                    // less: twice as long
+		{logTick, 1, logTick},                                         // never over logTick
+		{minLogTick, logQueue / 16, 2 * minLogTick},                   // back up from the floor
+		{3 * time.Millisecond, logQueue / 2, 1500 * time.Microsecond}, // in proportion
+	} {
+		if got := nextTick(c.tick, c.waiting); got != c.want {
+			t.Errorf("nextTick(%v, %d) = %v, want %v", c.tick, c.waiting, got, c.want)
+		}
 	}
 }
 
