@@ -41,26 +41,31 @@ type memoryReleaser struct {
 	// those back too (docs/design.md#memory).
 	settle func()
 
-	// gcPercent is the GOGC a request restores after a release lowered it
-	// to idleGCPercent; idleGC says that it is lowered. gcMu orders the
-	// changes of GOGC: a release's, the next request's and the heap
-	// floor's (setBusyGC).
+	// gcPercent is the GOGC visitorsBack restores after a release lowered
+	// it to idleGCPercent; idleGC says that it is lowered. gcMu orders the
+	// changes of GOGC: a release's, visitorsBack's and the heap floor's
+	// (setBusyGC).
 	gcMu      sync.Mutex
 	gcPercent int
 	idleGC    atomic.Bool
 
 	lowerIdleGC bool // lower GOGC after a release (not in unit tests of observe)
 
-	// paged are the program's mappings paged out since the last request,
-	// read page by page until the next (pageOut); pagedOut says there are
-	// some.
-	pageMu   sync.Mutex
-	paged    []programRange
-	pagedOut atomic.Bool
+	// paged are the program's mappings paged out since the release, read
+	// page by page until visitorsBack (pageOut).
+	pageMu sync.Mutex
+	paged  []programRange
 
 	// quiet is raised by a release and lowered by the next request; nil in
 	// unit tests of observe.
 	quiet *quietSignal
+
+	// lowered says that a release's memory changes hold (GOGC lowered, the
+	// program paged out) until a period's quietRequests-th request, which
+	// wake counts, ends them: a lone request, a monitor's health check,
+	// does not undo what the release gave back (docs/design.md#memory).
+	lowered atomic.Bool
+	wake    atomic.Uint32
 
 	seen     uint64 // requests counted at the last observation
 	busy     bool   // a burst was seen and nothing has been released since
@@ -91,14 +96,13 @@ func newMemoryReleaser(release func(context.Context), quiet *quietSignal) *memor
 	return m
 }
 
-// pageOut pages the program out until the next request, which gives it
-// readahead back.
+// pageOut pages the program out, to be read page by page until
+// visitorsBack gives it readahead back.
 func (m *memoryReleaser) pageOut() {
 	ranges, _ := dropProgramPages()
 	m.pageMu.Lock()
 	defer m.pageMu.Unlock()
 	m.paged = append(m.paged, ranges...)
-	m.pagedOut.Store(len(m.paged) > 0)
 }
 
 // readahead ends pageOut's page-by-page reading, once.
@@ -107,7 +111,6 @@ func (m *memoryReleaser) readahead() {
 	defer m.pageMu.Unlock()
 	programReadahead(m.paged)
 	m.paged = nil
-	m.pagedOut.Store(false)
 }
 
 // spareThreads is how many OS threads beyond GOMAXPROCS a release keeps:
@@ -136,22 +139,30 @@ func shedThreads(keep int) {
 	}
 }
 
-// Middleware counts requests.
+// Middleware counts requests. The first after a release ends the quiet;
+// the quietRequests-th of a period undoes the release's memory changes.
 func (m *memoryReleaser) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.requests.Add(1)
-		if m.idleGC.Load() {
-			m.restoreGC()
-		}
-		if m.pagedOut.Load() {
-			m.readahead()
-		}
 		m.quiet.lower()
+		if m.lowered.Load() && m.wake.Add(1) >= quietRequests {
+			m.visitorsBack()
+		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// lowerGC sets idleGCPercent until the next request, unless the collector
+// visitorsBack undoes a release's memory changes, once, for the requests
+// that come: the collector's pace and the program's readahead.
+func (m *memoryReleaser) visitorsBack() {
+	if !m.lowered.CompareAndSwap(true, false) {
+		return
+	}
+	m.restoreGC()
+	m.readahead()
+}
+
+// lowerGC sets idleGCPercent until visitorsBack, unless the collector
 // is already at least as eager (GOGC=25, or off: GOGC=off with a
 // GOMEMLIMIT is the operator's choice).
 func (m *memoryReleaser) lowerGC() {
@@ -180,7 +191,7 @@ func (m *memoryReleaser) restoreGC() {
 }
 
 // setBusyGC makes p the GOGC outside quiet times: set at once, or, while a
-// release holds GOGC lowered, the value the next request restores.
+// release holds GOGC lowered, the value visitorsBack restores.
 func (m *memoryReleaser) setBusyGC(p int) {
 	m.gcMu.Lock()
 	defer m.gcMu.Unlock()
@@ -197,6 +208,10 @@ func (m *memoryReleaser) observe(ctx context.Context) bool {
 	n := m.requests.Load()
 	during := n - m.seen
 	m.seen = n
+	// A period's requests bring readahead and the collector's pace back,
+	// not a trickle's over many: a request counted meanwhile may be lost,
+	// which only delays that.
+	m.wake.Store(0)
 	after := m.released
 	m.released = false
 	switch {
@@ -210,6 +225,7 @@ func (m *memoryReleaser) observe(ctx context.Context) bool {
 		if m.lowerIdleGC {
 			m.lowerGC()
 		}
+		m.lowered.Store(true)
 		return true
 	case after && during < quietRequests && m.settle != nil:
 		m.settle()

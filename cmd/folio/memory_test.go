@@ -71,7 +71,17 @@ func gcPercent() int {
 	return p
 }
 
-func TestMemoryReleaserLowersGOGCUntilTheNextRequest(t *testing.T) {
+// sendRequests sends h n requests.
+func sendRequests(h http.Handler, n int) {
+	for range n {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	}
+}
+
+// GOGC stays lowered through fewer than quietRequests requests a period,
+// however many periods (a monitor's health checks), and comes back at the
+// quietRequests-th of one.
+func TestMemoryReleaserLowersGOGCUntilVisitorsAreBack(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	m := &memoryReleaser{release: func(context.Context) {}, lowerIdleGC: true}
 	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -86,9 +96,16 @@ func TestMemoryReleaserLowersGOGCUntilTheNextRequest(t *testing.T) {
 	if got := gcPercent(); got != idleGCPercent {
 		t.Fatalf("GOGC %d after a release, want %d", got, idleGCPercent)
 	}
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	for period := range 3 {
+		sendRequests(h, quietRequests-1)
+		if got := gcPercent(); got != idleGCPercent {
+			t.Fatalf("period %d: GOGC %d after %d requests, want %d kept", period, got, quietRequests-1, idleGCPercent)
+		}
+		m.observe(context.Background())
+	}
+	sendRequests(h, quietRequests)
 	if got := gcPercent(); got != 100 {
-		t.Fatalf("GOGC %d after the next request, want 100 back", got)
+		t.Fatalf("GOGC %d after %d requests in a period, want 100 back", got, quietRequests)
 	}
 }
 
@@ -245,13 +262,13 @@ func TestMemoryReleaserRestoresTheFloorsGOGCAfterARelease(t *testing.T) {
 	if got := gcPercent(); got != idleGCPercent {
 		t.Fatalf("GOGC %d after a release, want %d", got, idleGCPercent)
 	}
-	// A collection while quiet: the floor's new value waits for a request.
+	// A collection while quiet: the floor's new value waits for visitors.
 	m.setBusyGC(300)
 	if got := gcPercent(); got != idleGCPercent {
 		t.Fatalf("GOGC %d after the floor moved while quiet, want %d kept", got, idleGCPercent)
 	}
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	sendRequests(h, quietRequests)
 	if got := gcPercent(); got != 300 {
-		t.Fatalf("GOGC %d after the next request, want the floor's latest, 300", got)
+		t.Fatalf("GOGC %d once visitors are back, want the floor's latest, 300", got)
 	}
 }
