@@ -119,7 +119,7 @@ func serveBench(args []string) error {
 	var busies []float64
 	for round := 1; round <= *rounds; round++ {
 		for _, w := range workloads {
-			for _, side := range w.sides() {
+			for _, side := range rotate(w.sides(), round-1) {
 				if side.url == "" {
 					continue
 				}
@@ -147,7 +147,7 @@ func serveBench(args []string) error {
 
 	fmt.Println()
 	fmt.Printf("Command: `%s`  \n", commandLine(args))
-	fmt.Printf("Load: %s; %d round(s), each running every workload on each side in turn; medians of the rounds.  \n", gen, *rounds)
+	fmt.Printf("Load: %s; %d round(s), each running every workload on each side in turn, from the next side each round; medians of the rounds.  \n", gen, *rounds)
 	slices.Sort(busies)
 	fmt.Printf("Machine: %d CPUs, %s; %s; CPUs %.0f%% busy (median) just before the runs, with Folio idle.\n",
 		runtime.NumCPU(), runtime.Version(), nginxVersion(nginxBin), 100*busies[len(busies)/2])
@@ -352,8 +352,18 @@ type serveWorkload struct {
 	list  bool // the post list: Folio compared with itself
 }
 
-// sides are the runs of a round, in the order they run.
+// sides are the columns of a workload, in the order the first round runs
+// them.
 func (w *serveWorkload) sides() []*side { return []*side{&w.nginx, &w.plain, &w.folio} }
+
+// rotate is sides starting from the (k mod len)-th: each round starts
+// from the next side, so that no side always runs right after the same
+// other one, in a machine state the other left (its connections closing,
+// a CPU's frequency, a neighbour's load), and the medians share that out.
+func rotate(sides []*side, k int) []*side {
+	k %= len(sides)
+	return append(slices.Clone(sides[k:]), sides[:k]...)
+}
 
 // servedSite is what seeding made and what nginx and the plain handler
 // serve a copy of.

@@ -110,3 +110,24 @@ func TestServeTableRatios(t *testing.T) {
 		t.Errorf("row without nginx nor Folio's CPU time: %s", row)
 	}
 }
+
+func TestRotateStartsEachRoundFromTheNextSide(t *testing.T) {
+	a, b, c := &side{label: "a"}, &side{label: "b"}, &side{label: "c"}
+	sides := []*side{a, b, c}
+	for k, want := range [][]*side{{a, b, c}, {b, c, a}, {c, a, b}, {a, b, c}} {
+		if got := rotate(sides, k); !slices.Equal(got, want) {
+			t.Errorf("round %d: %v, want %v", k+1, labels(got), labels(want))
+		}
+	}
+	if !slices.Equal(sides, []*side{a, b, c}) {
+		t.Errorf("rotate changed its argument: %v", labels(sides))
+	}
+}
+
+func labels(sides []*side) []string {
+	var l []string
+	for _, s := range sides {
+		l = append(l, s.label)
+	}
+	return l
+}
